@@ -1,0 +1,114 @@
+"""The store contract: every backend (Redis, SQLite, memory) implements exactly this.
+
+A game is one opaque JSON document (engine position + seats + metadata, built by api/service.py) with a
+version. Version 1 is written by `create`; every later change is one `commit`, an atomic compare-and-set
+that also records the idempotency key, appends to the game's event log, refreshes the lifetime and
+announces the new version to subscribers. Nothing here knows the rules of the game.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+# How long an idempotency record is kept (draft-ietf-httpapi-idempotency-key-header: "at least 24 h").
+IDEMPOTENCY_TTL = 24 * 3600
+
+
+class StoreUnavailable(RuntimeError):
+    """The backend cannot be reached; the API answers 503 and changes nothing."""
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """What `commit` did.
+
+    status:
+      "ok"        the document was written; `version` is the new version (expected + 1).
+      "duplicate" the idempotency key was already used with the same fingerprint; nothing was written;
+                  `version` is the current version and `response` the stored first answer.
+      "mismatch"  the idempotency key was already used with a different fingerprint; nothing written.
+      "conflict"  the stored version is not `expected_version`; nothing written; `version` is current.
+      "missing"   there is no such game (or it expired); nothing written; `version` is 0.
+    """
+
+    status: Literal["ok", "duplicate", "mismatch", "conflict", "missing"]
+    version: int
+    response: str | None = None
+
+
+class GameStore(ABC):
+    """One backend. All methods are thread-safe; none raises for a missing game except where noted.
+
+    Every method may raise StoreUnavailable when the backend cannot be reached.
+    """
+
+    @abstractmethod
+    def create(self, game_id: str, doc: str, ttl: int) -> bool:
+        """Store a new game at version 1 with a lifetime of `ttl` seconds.
+
+        Returns False (and changes nothing) when `game_id` already exists.
+        """
+
+    @abstractmethod
+    def load(self, game_id: str) -> tuple[int, str] | None:
+        """Return (version, doc) of a game, or None when it does not exist or has expired."""
+
+    @abstractmethod
+    def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        doc: str,
+        *,
+        ttl: int,
+        idem_key: str | None = None,
+        fingerprint: str = "",
+        response: str = "",
+        log: str = "",
+    ) -> CommitResult:
+        """Atomically replace the document if the stored version equals `expected_version`.
+
+        In one indivisible step: if `idem_key` was recorded for this game, answer "duplicate" (same
+        fingerprint) or "mismatch" (different one); otherwise if the version differs answer "conflict";
+        otherwise write `doc` at version expected+1, set the lifetime to `ttl` seconds, record
+        `idem_key -> (fingerprint, response)` for IDEMPOTENCY_TTL seconds (when a key is given), append
+        `(new_version, log)` to the game's log, and publish (game_id, new_version) to subscribers.
+        """
+
+    @abstractmethod
+    def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
+        """Return the log entries (version, log) with version > `version`, oldest first."""
+
+    @abstractmethod
+    def put_code(self, code: str, game_id: str, ttl: int) -> bool:
+        """Map a join/transfer code to a game for `ttl` seconds; False if the code is already in use."""
+
+    @abstractmethod
+    def get_code(self, code: str) -> str | None:
+        """Return the game id of a live code, or None."""
+
+    @abstractmethod
+    def delete_code(self, code: str) -> None:
+        """Forget a code (it was used or replaced)."""
+
+    @abstractmethod
+    def hit(self, key: str, window: int) -> int:
+        """Count one event for `key` in a fixed window of `window` seconds; return the count so far."""
+
+    @abstractmethod
+    def subscribe(self, callback: Callable[[str, int], None]) -> Callable[[], None]:
+        """Call `callback(game_id, version)` after every commit by any process sharing this backend.
+
+        Returns a function that cancels the subscription. Delivery is at-most-once (pub/sub): clients
+        resync by version.
+        """
+
+    @abstractmethod
+    def ping(self) -> bool:
+        """Return True when the backend answers."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections and threads."""
