@@ -16,6 +16,11 @@ from typing import Literal
 # How long an idempotency record is kept (draft-ietf-httpapi-idempotency-key-header: "at least 24 h").
 IDEMPOTENCY_TTL = 24 * 3600
 
+# How many log entries a game keeps: the newest LOG_LIMIT; older ones are dropped on append. A game has
+# far fewer actions, so `log_since` is complete in practice; a reader whose first entry is not `since + 1`
+# must resync from the snapshot instead.
+LOG_LIMIT = 1000
+
 
 class StoreUnavailable(RuntimeError):
     """The backend cannot be reached; the API answers 503 and changes nothing."""

@@ -1,0 +1,177 @@
+"""MemoryStore: the whole contract in one process's memory, for unit tests and throwaway servers.
+
+One lock guards every structure, so each method is one indivisible step. Lifetimes use a monotonic clock
+(immune to wall-clock jumps); expired entries read as absent and are purged lazily. Nothing persists and
+fan-out is in-process only.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore
+from .broker import LocalBroker
+
+# Purge everything expired at most this often (seconds); between sweeps lookups skip expired entries.
+_SWEEP_EVERY = 60.0
+
+
+@dataclass
+class _Game:
+    version: int
+    doc: str
+    expires_at: float
+    log: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=LOG_LIMIT))
+
+
+class MemoryStore(GameStore):
+    """In-process store. `clock` returns seconds and must never go backwards (default time.monotonic)."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._games: dict[str, _Game] = {}
+        # Idempotency records live beside the game (like Redis keys with their own TTL), not inside it:
+        # they outlive a game's shorter lifetime exactly as they do in the other backends.
+        self._idem: dict[tuple[str, str], tuple[str, str, float]] = {}
+        self._codes: dict[str, tuple[str, float]] = {}
+        self._hits: dict[str, tuple[int, float]] = {}
+        self._next_sweep = clock() + _SWEEP_EVERY
+        self._broker = LocalBroker("memory-store-broker")
+
+    # -- games -------------------------------------------------------------------------------------
+
+    def create(self, game_id: str, doc: str, ttl: int) -> bool:
+        """Store `doc` at version 1 for `ttl` seconds; return False if the game already exists."""
+        with self._lock:
+            now = self._tick()
+            if self._live_game(game_id, now) is not None:
+                return False
+            self._games[game_id] = _Game(1, doc, now + ttl)
+            return True
+
+    def load(self, game_id: str) -> tuple[int, str] | None:
+        """Return (version, doc), or None when the game does not exist or has expired."""
+        with self._lock:
+            game = self._live_game(game_id, self._tick())
+            return None if game is None else (game.version, game.doc)
+
+    def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        doc: str,
+        *,
+        ttl: int,
+        idem_key: str | None = None,
+        fingerprint: str = "",
+        response: str = "",
+        log: str = "",
+    ) -> CommitResult:
+        """Compare-and-set as specified in GameStore.commit; returns a CommitResult, never raises."""
+        with self._lock:
+            now = self._tick()
+            game = self._live_game(game_id, now)
+            current = 0 if game is None else game.version
+            if idem_key is not None:
+                record = self._idem.get((game_id, idem_key))
+                if record is not None and record[2] > now:
+                    if record[0] != fingerprint:
+                        return CommitResult("mismatch", current)
+                    return CommitResult("duplicate", current, record[1])
+            if game is None:
+                return CommitResult("missing", 0)
+            if game.version != expected_version:
+                return CommitResult("conflict", game.version)
+            game.version += 1
+            game.doc = doc
+            game.expires_at = now + ttl
+            game.log.append((game.version, log))
+            if idem_key is not None:
+                self._idem[(game_id, idem_key)] = (fingerprint, response, now + IDEMPOTENCY_TTL)
+            version = game.version
+        # Outside the lock: the broker only queues, but nothing else needs to wait for it.
+        self._broker.publish(game_id, version)
+        return CommitResult("ok", version)
+
+    def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
+        """Return the kept log entries with version > `version`, oldest first ([] for a missing game)."""
+        with self._lock:
+            game = self._live_game(game_id, self._tick())
+            if game is None:
+                return []
+            return [entry for entry in game.log if entry[0] > version]
+
+    # -- codes and rate limits ---------------------------------------------------------------------
+
+    def put_code(self, code: str, game_id: str, ttl: int) -> bool:
+        """Map `code` to `game_id` for `ttl` seconds; return False if a live mapping exists."""
+        with self._lock:
+            now = self._tick()
+            taken = self._codes.get(code)
+            if taken is not None and taken[1] > now:
+                return False
+            self._codes[code] = (game_id, now + ttl)
+            return True
+
+    def get_code(self, code: str) -> str | None:
+        """Return the game id of a live code, or None."""
+        with self._lock:
+            entry = self._codes.get(code)
+            return entry[0] if entry is not None and entry[1] > self._tick() else None
+
+    def delete_code(self, code: str) -> None:
+        """Forget `code` (no error if it is unknown)."""
+        with self._lock:
+            self._codes.pop(code, None)
+
+    def hit(self, key: str, window: int) -> int:
+        """Count one event in the fixed window that started with the first hit; return the count."""
+        with self._lock:
+            now = self._tick()
+            count, ends = self._hits.get(key, (0, 0.0))
+            if ends <= now:
+                count, ends = 0, now + window
+            self._hits[key] = (count + 1, ends)
+            return count + 1
+
+    # -- fan-out and lifecycle ---------------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[str, int], None]) -> Callable[[], None]:
+        """Call `callback(game_id, version)` on the broker thread after each commit of this store.
+
+        Returns the cancel function.
+        """
+        return self._broker.subscribe(callback)
+
+    def ping(self) -> bool:
+        """Return True: memory is always there."""
+        return True
+
+    def close(self) -> None:
+        """Stop the broker thread; the data stays readable until the object is dropped."""
+        self._broker.close()
+
+    # -- internals (call with self._lock held) -----------------------------------------------------
+
+    def _live_game(self, game_id: str, now: float) -> _Game | None:
+        game = self._games.get(game_id)
+        if game is not None and game.expires_at <= now:
+            del self._games[game_id]
+            return None
+        return game
+
+    def _tick(self) -> float:
+        """Return the clock, sweeping expired entries once per _SWEEP_EVERY so memory stays bounded."""
+        now = self._clock()
+        if now >= self._next_sweep:
+            self._next_sweep = now + _SWEEP_EVERY
+            self._games = {k: g for k, g in self._games.items() if g.expires_at > now}
+            self._idem = {k: r for k, r in self._idem.items() if r[2] > now}
+            self._codes = {k: c for k, c in self._codes.items() if c[1] > now}
+            self._hits = {k: h for k, h in self._hits.items() if h[1] > now}
+        return now

@@ -1,0 +1,303 @@
+"""The GameStore contract (api/store/base.py), run unchanged against every backend.
+
+Lifetimes are tested with real 1-2 s TTLs (Redis counts whole seconds), so the expiry tests sleep a
+little over 2 s in total per backend.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import pytest
+
+from api.store.base import LOG_LIMIT, CommitResult, GameStore
+
+HOUR = 3600
+
+
+def new_id() -> str:
+    return "g" + uuid.uuid4().hex[:12]
+
+
+@pytest.fixture
+def game(store: GameStore) -> str:
+    """A fresh game at version 1 with document "v1"."""
+    game_id = new_id()
+    assert store.create(game_id, "v1", HOUR)
+    return game_id
+
+
+# -- create / load ---------------------------------------------------------------------------------
+
+
+def test_create_then_load_returns_version_1(store: GameStore) -> None:
+    game_id = new_id()
+    assert store.create(game_id, '{"a": "é"}', HOUR) is True
+    assert store.load(game_id) == (1, '{"a": "é"}')
+
+
+def test_create_twice_is_refused_and_changes_nothing(store: GameStore, game: str) -> None:
+    assert store.create(game, "other", HOUR) is False
+    assert store.load(game) == (1, "v1")
+
+
+def test_load_of_unknown_game_is_none(store: GameStore) -> None:
+    assert store.load(new_id()) is None
+
+
+# -- commit ----------------------------------------------------------------------------------------
+
+
+def test_commit_bumps_version_by_exactly_one(store: GameStore, game: str) -> None:
+    assert store.commit(game, 1, "v2", ttl=HOUR) == CommitResult("ok", 2)
+    assert store.commit(game, 2, "v3", ttl=HOUR) == CommitResult("ok", 3)
+    assert store.load(game) == (3, "v3")
+
+
+def test_stale_version_is_a_conflict_and_changes_nothing(store: GameStore, game: str) -> None:
+    store.commit(game, 1, "v2", ttl=HOUR, log="e2")
+    result = store.commit(game, 1, "stale", ttl=HOUR, idem_key="k-stale", fingerprint="f", log="bad")
+    assert result == CommitResult("conflict", 2)
+    assert store.load(game) == (2, "v2")
+    assert store.log_since(game, 0) == [(2, "e2")]
+    # The refused commit did not record its idempotency key: a fresh attempt with it can succeed.
+    assert store.commit(game, 2, "v3", ttl=HOUR, idem_key="k-stale", fingerprint="f").status == "ok"
+
+
+def test_future_version_is_a_conflict_too(store: GameStore, game: str) -> None:
+    assert store.commit(game, 5, "x", ttl=HOUR) == CommitResult("conflict", 1)
+
+
+def test_same_idempotency_key_and_fingerprint_returns_first_answer(store: GameStore, game: str) -> None:
+    first = store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp", response="R1", log="e2")
+    assert first == CommitResult("ok", 2)
+    again = store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp", response="R?", log="e2")
+    assert again == CommitResult("duplicate", 2, "R1")
+    # Still a duplicate after the game moved on; it reports the current version.
+    store.commit(game, 2, "v3", ttl=HOUR, log="e3")
+    later = store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp", response="R?")
+    assert later == CommitResult("duplicate", 3, "R1")
+    assert store.load(game) == (3, "v3")
+    assert store.log_since(game, 0) == [(2, "e2"), (3, "e3")]
+
+
+def test_same_idempotency_key_with_other_fingerprint_is_a_mismatch(store: GameStore, game: str) -> None:
+    store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp", response="R1")
+    result = store.commit(game, 2, "v3", ttl=HOUR, idem_key="k1", fingerprint="other", response="R2")
+    assert result.status == "mismatch"
+    assert result.version == 2
+    assert store.load(game) == (2, "v2")
+
+
+def test_idempotency_keys_are_per_game(store: GameStore, game: str) -> None:
+    other = new_id()
+    store.create(other, "v1", HOUR)
+    store.commit(game, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="fp", response="R")
+    assert store.commit(other, 1, "w2", ttl=HOUR, idem_key="k", fingerprint="zz").status == "ok"
+
+
+def test_commit_to_missing_game_is_missing(store: GameStore) -> None:
+    game_id = new_id()
+    assert store.commit(game_id, 1, "x", ttl=HOUR, idem_key="k") == CommitResult("missing", 0)
+    assert store.load(game_id) is None
+    assert store.log_since(game_id, 0) == []
+
+
+def test_documents_and_logs_keep_any_text(store: GameStore, game: str) -> None:
+    doc = '{"s": "ä€😀\\n", "colon": "1:2", "tab": "\t"}'
+    store.commit(game, 1, doc, ttl=HOUR, idem_key="ключ:1", fingerprint="ƒ", response="→", log="3:x:y")
+    assert store.load(game) == (2, doc)
+    assert store.log_since(game, 1) == [(2, "3:x:y")]
+    assert store.commit(game, 1, doc, ttl=HOUR, idem_key="ключ:1", fingerprint="ƒ").response == "→"
+
+
+# -- log -------------------------------------------------------------------------------------------
+
+
+def test_log_since_returns_newer_entries_oldest_first(store: GameStore, game: str) -> None:
+    for v in range(1, 6):
+        assert store.commit(game, v, f"v{v + 1}", ttl=HOUR, log=f"e{v + 1}").status == "ok"
+    assert store.log_since(game, 0) == [(2, "e2"), (3, "e3"), (4, "e4"), (5, "e5"), (6, "e6")]
+    assert store.log_since(game, 4) == [(5, "e5"), (6, "e6")]
+    assert store.log_since(game, 6) == []
+    assert store.log_since(game, 99) == []
+
+
+def test_log_keeps_the_newest_log_limit_entries(store: GameStore, game: str) -> None:
+    total = LOG_LIMIT + 5
+    for v in range(1, total + 1):
+        store.commit(game, v, "d", ttl=HOUR, log=str(v + 1))
+    entries = store.log_since(game, 0)
+    assert len(entries) == LOG_LIMIT
+    assert entries[0] == (total + 1 - LOG_LIMIT + 1, str(total + 1 - LOG_LIMIT + 1))
+    assert entries[-1] == (total + 1, str(total + 1))
+
+
+# -- codes and rate limits -------------------------------------------------------------------------
+
+
+def test_codes_put_get_delete(store: GameStore) -> None:
+    code = "C" + uuid.uuid4().hex[:6]
+    assert store.get_code(code) is None
+    assert store.put_code(code, "game-a", HOUR) is True
+    assert store.put_code(code, "game-b", HOUR) is False
+    assert store.get_code(code) == "game-a"
+    store.delete_code(code)
+    assert store.get_code(code) is None
+    store.delete_code(code)  # forgetting twice is fine
+    assert store.put_code(code, "game-b", HOUR) is True
+    assert store.get_code(code) == "game-b"
+
+
+def test_hit_counts_within_a_window_then_restarts(store: GameStore) -> None:
+    key = "ip:" + uuid.uuid4().hex
+    assert [store.hit(key, 1) for _ in range(3)] == [1, 2, 3]
+    assert store.hit("other:" + key, 1) == 1
+    time.sleep(1.1)
+    assert store.hit(key, 1) == 1
+
+
+# -- lifetimes -------------------------------------------------------------------------------------
+
+
+def test_games_codes_and_logs_expire(store: GameStore) -> None:
+    game_id, code = new_id(), "E" + uuid.uuid4().hex[:6]
+    assert store.create(game_id, "v1", 1)
+    assert store.commit(game_id, 1, "v2", ttl=1, log="e2").status == "ok"
+    assert store.put_code(code, game_id, 1)
+    time.sleep(1.1)
+    assert store.load(game_id) is None
+    assert store.log_since(game_id, 0) == []
+    assert store.get_code(code) is None
+    assert store.commit(game_id, 2, "v3", ttl=1) == CommitResult("missing", 0)
+    # Expired ids and codes are free again; the new game starts from scratch, with an empty log.
+    assert store.create(game_id, "new", HOUR)
+    assert store.load(game_id) == (1, "new")
+    assert store.log_since(game_id, 0) == []
+    assert store.put_code(code, "elsewhere", HOUR)
+
+
+def test_commit_refreshes_the_lifetime(store: GameStore) -> None:
+    game_id = new_id()
+    store.create(game_id, "v1", 1)
+    assert store.commit(game_id, 1, "v2", ttl=3).status == "ok"
+    time.sleep(1.1)
+    assert store.load(game_id) == (2, "v2")
+
+
+# -- fan-out ---------------------------------------------------------------------------------------
+
+
+class Inbox:
+    """Collects (game_id, version) nudges and lets a test wait for one."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, int]] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, game_id: str, version: int) -> None:
+        with self._cond:
+            self.items.append((game_id, version))
+            self._cond.notify_all()
+
+    def wait_for(self, item: tuple[str, int], timeout: float = 5.0) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: item in self.items, timeout)
+
+
+def test_subscribers_hear_every_commit(backend, store: GameStore) -> None:
+    writer = backend.open() if backend.cross_instance_fanout else store
+    inbox = Inbox()
+    cancel = store.subscribe(inbox)
+    game_id = new_id()
+    writer.create(game_id, "v1", HOUR)
+    writer.commit(game_id, 1, "v2", ttl=HOUR)
+    writer.commit(game_id, 2, "v3", ttl=HOUR)
+    assert inbox.wait_for((game_id, 3))
+    assert (game_id, 2) in inbox.items
+    assert all(isinstance(v, int) for _, v in inbox.items)
+
+    # Refused commits publish nothing; a cancelled subscriber hears nothing more.
+    writer.commit(game_id, 1, "stale", ttl=HOUR)
+    cancel()
+    cancel()  # cancelling twice is harmless
+    later = Inbox()
+    store.subscribe(later)
+    writer.commit(game_id, 3, "v4", ttl=HOUR)
+    assert later.wait_for((game_id, 4))
+    assert inbox.items == [(game_id, 2), (game_id, 3)]
+
+
+def test_a_failing_subscriber_does_not_silence_others(store: GameStore, game: str) -> None:
+    def broken(game_id: str, version: int) -> None:
+        raise ValueError("subscriber bug")
+
+    inbox = Inbox()
+    store.subscribe(broken)
+    store.subscribe(inbox)
+    store.commit(game, 1, "v2", ttl=HOUR)
+    store.commit(game, 2, "v3", ttl=HOUR)
+    assert inbox.wait_for((game, 3))
+
+
+# -- concurrency -----------------------------------------------------------------------------------
+
+
+def test_racing_commits_on_one_version_have_exactly_one_winner(backend, game: str) -> None:
+    stores = [backend.open() for _ in range(4)]  # several instances where the backend allows it
+    barrier = threading.Barrier(16)
+    results: list[CommitResult] = []
+    lock = threading.Lock()
+
+    def racer(i: int) -> None:
+        barrier.wait()
+        result = stores[i % 4].commit(game, 1, f"doc{i}", ttl=HOUR, log=f"by{i}")
+        with lock:
+            results.append(result)
+
+    threads = [threading.Thread(target=racer, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(r.status for r in results) == ["conflict"] * 15 + ["ok"]
+    assert all(r.version == 2 for r in results)
+    version, doc = stores[0].load(game)
+    assert version == 2
+    assert store_log_author(stores[0], game) == doc.replace("doc", "by")
+
+
+def store_log_author(store: GameStore, game_id: str) -> str:
+    [(version, entry)] = store.log_since(game_id, 0)
+    assert version == 2
+    return entry
+
+
+def test_racing_retries_with_one_idempotency_key_apply_once(backend, game: str) -> None:
+    stores = [backend.open() for _ in range(4)]
+    barrier = threading.Barrier(12)
+    results: list[CommitResult] = []
+    lock = threading.Lock()
+
+    def retry(i: int) -> None:
+        barrier.wait()
+        result = stores[i % 4].commit(
+            game, 1, "v2", ttl=HOUR, idem_key="same", fingerprint="fp", response="R"
+        )
+        with lock:
+            results.append(result)
+
+    threads = [threading.Thread(target=retry, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(r.status for r in results) == ["duplicate"] * 11 + ["ok"]
+    assert all(r.response == "R" for r in results if r.status == "duplicate")
+    assert stores[0].log_since(game, 0) == [(2, "")]
+
+
+def test_ping(store: GameStore) -> None:
+    assert store.ping() is True
