@@ -9,6 +9,7 @@ import pytest
 
 from api.store.base import GameStore
 from api.store.memory import MemoryStore
+from api.store.sqlite import SqliteStore
 
 
 @dataclass
@@ -36,12 +37,14 @@ class Backend:
         self._opened.clear()
 
 
-@pytest.fixture(params=["memory"])
-def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+@pytest.fixture(params=["memory", "sqlite"])
+def backend(request: pytest.FixtureRequest, tmp_path) -> Iterator[Backend]:
     """A fresh, empty backend of each kind."""
     if request.param == "memory":
         shared = MemoryStore()
         made = Backend("memory", lambda: shared)
+    elif request.param == "sqlite":
+        made = Backend("sqlite", lambda: SqliteStore(tmp_path / "games.db"))
     else:  # pragma: no cover - guarded by params
         raise AssertionError(request.param)
     try:

@@ -1,0 +1,313 @@
+"""SqliteStore: the embedded default (one file, stdlib sqlite3, nothing else to install).
+
+- WAL journal, so readers never wait for the writer; `synchronous=NORMAL`, which in WAL mode survives an
+  application crash (a power cut may lose the last commits; the game then resyncs by version).
+- One connection per thread (sqlite3 connections are not safe to share); every write is one
+  `BEGIN IMMEDIATE` transaction, so the idempotency check, the compare-and-set
+  (`UPDATE ... WHERE id=? AND version=?`), the idempotency record and the log append commit together.
+- Lifetimes are wall-clock `expires_at` columns (the file outlives the process, a monotonic clock does
+  not); expired rows read as absent and are purged lazily.
+- Fan-out is an in-process broker: subscribers in *this process* hear commits made through *this store
+  object*. Another process sharing the file hears nothing, so the server must run one worker with it
+  (see `api.store.is_multiprocess_safe`).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from .base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore, StoreUnavailable
+from .broker import LocalBroker
+
+# Purge expired rows at most this often (seconds).
+_SWEEP_EVERY = 60.0
+# How long a writer waits for the write lock held by another connection before giving up (ms).
+_BUSY_TIMEOUT_MS = 5000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY, version INTEGER NOT NULL, doc TEXT NOT NULL, expires_at REAL NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS idem (
+    game_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, response TEXT NOT NULL,
+    expires_at REAL NOT NULL, PRIMARY KEY (game_id, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS log (
+    game_id TEXT NOT NULL, version INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (game_id, version)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS codes (
+    code TEXT PRIMARY KEY, game_id TEXT NOT NULL, expires_at REAL NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hits (
+    key TEXT PRIMARY KEY, count INTEGER NOT NULL, window_end REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS games_expiry ON games (expires_at);
+CREATE INDEX IF NOT EXISTS idem_expiry ON idem (expires_at);
+CREATE INDEX IF NOT EXISTS codes_expiry ON codes (expires_at);
+CREATE INDEX IF NOT EXISTS hits_expiry ON hits (window_end);
+"""
+
+
+class SqliteStore(GameStore):
+    """Store in one SQLite file at `path` (created with its directory if missing).
+
+    `clock` returns wall-clock seconds (default time.time). Raises StoreUnavailable when the file cannot
+    be opened or the schema cannot be created.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, clock: Callable[[], float] = time.time) -> None:
+        self.path = os.fspath(path)
+        self._clock = clock
+        self._local = threading.local()
+        self._conns_lock = threading.Lock()
+        self._conns: list[sqlite3.Connection] = []
+        self._closed = False
+        self._next_sweep = 0.0
+        self._broker = LocalBroker("sqlite-store-broker")
+        parent = os.path.dirname(os.path.abspath(self.path))
+        try:
+            os.makedirs(parent, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot create {parent}: {exc}") from exc
+        with self._errors():
+            conn = self._conn()
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(_SCHEMA)
+
+    # -- games -------------------------------------------------------------------------------------
+
+    def create(self, game_id: str, doc: str, ttl: int) -> bool:
+        """Store `doc` at version 1 for `ttl` seconds; return False if a live game has this id."""
+        with self._write() as (conn, now):
+            row = conn.execute("SELECT expires_at FROM games WHERE id=?", (game_id,)).fetchone()
+            if row is not None and row[0] > now:
+                return False
+            if row is not None:  # an expired game with this id: purge it and its log first
+                self._purge_game(conn, game_id)
+            conn.execute(
+                "INSERT INTO games (id, version, doc, expires_at) VALUES (?, 1, ?, ?)",
+                (game_id, doc, now + ttl),
+            )
+            return True
+
+    def load(self, game_id: str) -> tuple[int, str] | None:
+        """Return (version, doc), or None when the game does not exist or has expired."""
+        with self._errors():
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT version, doc FROM games WHERE id=? AND expires_at>?", (game_id, self._clock())
+                )
+                .fetchone()
+            )
+        return None if row is None else (row[0], row[1])
+
+    def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        doc: str,
+        *,
+        ttl: int,
+        idem_key: str | None = None,
+        fingerprint: str = "",
+        response: str = "",
+        log: str = "",
+    ) -> CommitResult:
+        """Compare-and-set as specified in GameStore.commit; raises StoreUnavailable on I/O failure."""
+        with self._write() as (conn, now):
+            row = conn.execute(
+                "SELECT version FROM games WHERE id=? AND expires_at>?", (game_id, now)
+            ).fetchone()
+            current = 0 if row is None else row[0]
+            if idem_key is not None:
+                record = conn.execute(
+                    "SELECT fingerprint, response FROM idem WHERE game_id=? AND key=? AND expires_at>?",
+                    (game_id, idem_key, now),
+                ).fetchone()
+                if record is not None:
+                    if record[0] != fingerprint:
+                        return CommitResult("mismatch", current)
+                    return CommitResult("duplicate", current, record[1])
+            if row is None:
+                return CommitResult("missing", 0)
+            new_version = expected_version + 1
+            # The compare-and-set proper. Under BEGIN IMMEDIATE nobody else can write in between, so the
+            # version check above would do; the WHERE clause keeps the update correct on its own.
+            updated = conn.execute(
+                "UPDATE games SET version=?, doc=?, expires_at=? WHERE id=? AND version=?",
+                (new_version, doc, now + ttl, game_id, expected_version),
+            ).rowcount
+            if updated == 0:
+                return CommitResult("conflict", current)
+            if idem_key is not None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO idem (game_id, key, fingerprint, response, expires_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (game_id, idem_key, fingerprint, response, now + IDEMPOTENCY_TTL),
+                )
+            conn.execute(
+                "INSERT OR REPLACE INTO log (game_id, version, entry) VALUES (?, ?, ?)",
+                (game_id, new_version, log),
+            )
+            conn.execute(
+                "DELETE FROM log WHERE game_id=? AND version<=?", (game_id, new_version - LOG_LIMIT)
+            )
+        # Published only after COMMIT succeeded, so a subscriber that reloads sees the new version.
+        self._broker.publish(game_id, new_version)
+        return CommitResult("ok", new_version)
+
+    def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
+        """Return the kept log entries with version > `version`, oldest first ([] for a missing game)."""
+        with self._errors():
+            rows = (
+                self._conn()
+                .execute(
+                    "SELECT l.version, l.entry FROM log l JOIN games g ON g.id = l.game_id"
+                    " WHERE l.game_id=? AND l.version>? AND g.expires_at>? ORDER BY l.version",
+                    (game_id, version, self._clock()),
+                )
+                .fetchall()
+            )
+        return [(v, entry) for v, entry in rows]
+
+    # -- codes and rate limits ---------------------------------------------------------------------
+
+    def put_code(self, code: str, game_id: str, ttl: int) -> bool:
+        """Map `code` to `game_id` for `ttl` seconds; return False if a live mapping exists."""
+        with self._write() as (conn, now):
+            row = conn.execute("SELECT expires_at FROM codes WHERE code=?", (code,)).fetchone()
+            if row is not None and row[0] > now:
+                return False
+            conn.execute(
+                "INSERT OR REPLACE INTO codes (code, game_id, expires_at) VALUES (?, ?, ?)",
+                (code, game_id, now + ttl),
+            )
+            return True
+
+    def get_code(self, code: str) -> str | None:
+        """Return the game id of a live code, or None."""
+        with self._errors():
+            row = (
+                self._conn()
+                .execute("SELECT game_id FROM codes WHERE code=? AND expires_at>?", (code, self._clock()))
+                .fetchone()
+            )
+        return None if row is None else row[0]
+
+    def delete_code(self, code: str) -> None:
+        """Forget `code` (no error if it is unknown)."""
+        with self._write() as (conn, _now):
+            conn.execute("DELETE FROM codes WHERE code=?", (code,))
+
+    def hit(self, key: str, window: int) -> int:
+        """Count one event in the fixed window that started with the first hit; return the count."""
+        with self._write() as (conn, now):
+            row = conn.execute("SELECT count, window_end FROM hits WHERE key=?", (key,)).fetchone()
+            count, ends = (0, now + window) if row is None or row[1] <= now else row
+            conn.execute(
+                "INSERT OR REPLACE INTO hits (key, count, window_end) VALUES (?, ?, ?)",
+                (key, count + 1, ends),
+            )
+            return count + 1
+
+    # -- fan-out and lifecycle ---------------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[str, int], None]) -> Callable[[], None]:
+        """Call `callback(game_id, version)` on the broker thread after each commit through this object.
+
+        In-process only (see the module docstring). Returns the cancel function.
+        """
+        return self._broker.subscribe(callback)
+
+    def ping(self) -> bool:
+        """Return True when the database file answers a query, False otherwise."""
+        try:
+            with self._errors():
+                self._conn().execute("SELECT 1").fetchone()
+        except StoreUnavailable:
+            return False
+        return True
+
+    def close(self) -> None:
+        """Stop the broker thread and close every thread's connection; later calls raise StoreUnavailable."""
+        self._broker.close()
+        with self._conns_lock:
+            self._closed = True
+            conns, self._conns = self._conns, []
+        for conn in conns:
+            conn.close()
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        """Return this thread's connection, opening it on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            return conn
+        with self._conns_lock:
+            if self._closed:
+                raise StoreUnavailable("store is closed")
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves. check_same_thread=False only so
+            # close() may close connections of other threads; each is otherwise used by its own thread.
+            conn = sqlite3.connect(
+                self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
+            conn.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._conns.append(conn)
+        self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Turn SQLite's operational failures (locked past the busy timeout, I/O, no file) into 503s."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            raise StoreUnavailable(f"sqlite: {exc}") from exc
+        except sqlite3.ProgrammingError as exc:  # used after close()
+            raise StoreUnavailable(f"sqlite: {exc}") from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[tuple[sqlite3.Connection, float]]:
+        """Run the body in one BEGIN IMMEDIATE transaction; yield (connection, now).
+
+        Commits when the body returns (also by an early `return`), rolls back when it raises.
+        """
+        with self._errors():
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                now = self._clock()
+                if now >= self._next_sweep:
+                    self._next_sweep = now + _SWEEP_EVERY
+                    self._sweep(conn, now)
+                yield conn, now
+                conn.execute("COMMIT")
+            except BaseException:
+                # SQLite may already have rolled back by itself (e.g. after an I/O error).
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    @staticmethod
+    def _purge_game(conn: sqlite3.Connection, game_id: str) -> None:
+        conn.execute("DELETE FROM games WHERE id=?", (game_id,))
+        conn.execute("DELETE FROM log WHERE game_id=?", (game_id,))
+
+    @staticmethod
+    def _sweep(conn: sqlite3.Connection, now: float) -> None:
+        """Delete everything expired (inside the caller's write transaction)."""
+        conn.execute(
+            "DELETE FROM log WHERE game_id IN (SELECT id FROM games WHERE expires_at<=?)", (now,)
+        )
+        conn.execute("DELETE FROM games WHERE expires_at<=?", (now,))
+        conn.execute("DELETE FROM idem WHERE expires_at<=?", (now,))
+        conn.execute("DELETE FROM codes WHERE expires_at<=?", (now,))
+        conn.execute("DELETE FROM hits WHERE window_end<=?", (now,))
