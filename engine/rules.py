@@ -1,0 +1,187 @@
+"""The one rulebook: which actions the active seat may take now (DESIGN.md §3.3).
+
+`legal_keys` is the only source of legality: apply accepts exactly these keys. `explain` only words the
+refusal of a key that is not listed, naming the rule that forbids it.
+"""
+
+from __future__ import annotations
+
+from .cards import BOSSES, THIRD_FIELD_COST
+
+BOSS_INDEX = {b: i for i, b in enumerate(BOSSES)}
+
+
+def fields_for(fields: list, bean: str) -> list[int]:
+    """Return the indexes of the own fields that may take `bean` (R13)."""
+    for i, f in enumerate(fields):
+        if f is not None and f[0] == bean:
+            return [i]
+    return [i for i, f in enumerate(fields) if f is None]
+
+
+def bosses_for(bosses: list, bean: str) -> list[int]:
+    """Return the indexes of the bosses that may take `bean` (R14)."""
+    for i, b in enumerate(bosses):
+        if b is not None and b[0] == bean:
+            return [i]
+    return [i for i, b in enumerate(bosses) if b is None]
+
+
+def boss_holding(bosses: list, bean: str) -> int | None:
+    """Return the index of the boss growing `bean`, or None."""
+    for i, b in enumerate(bosses):
+        if b is not None and b[0] == bean:
+            return i
+    return None
+
+
+def harvestable(fields: list) -> list[int]:
+    """Return the fields that may be harvested now: non-empty (R23) and not protected by R22."""
+    big = sum(1 for f in fields if f is not None and f[1] >= 2)
+    out = []
+    for i, f in enumerate(fields):
+        if f is None:
+            continue
+        # R22: a single card is protected while another field holds 2 or more.
+        if f[1] == 1 and big:
+            continue
+        out.append(i)
+    return out
+
+
+def open_pairs(s) -> list[int]:
+    """Return the fields of the active seat whose matched pair (R65) is not yet settled."""
+    bosses = s.bosses
+    out = []
+    for i, f in enumerate(s.fields[s.active]):
+        if f is not None and i not in s.settled and boss_holding(bosses, f[0]) is not None:
+            out.append(i)
+    return out
+
+
+def bundles(display: list) -> list[str]:
+    """Return the bean types in the display, in order of first arrival (R75)."""
+    out = []
+    for b in display:
+        if b not in out:
+            out.append(b)
+    return out
+
+
+def boss_must_be_fed(s) -> bool:
+    """R83: is some boss empty while a display bundle or hand card could legally go to it?"""
+    bosses = s.bosses
+    if None not in bosses:
+        return False
+    held = {b[0] for b in bosses if b is not None}
+    return any(c not in held for c in s.display) or any(c not in held for c in s.hands[s.active])
+
+
+def can_buy(s) -> bool:
+    """R40/R41/R43: the active seat does not own the third field and has at least 4 coins."""
+    a = s.active
+    return not s.third[a] and len(s.coins[a]) >= THIRD_FIELD_COST
+
+
+def legal_keys(s) -> list[tuple]:
+    """Return the keys of every legal action of the active seat, in a stable order."""
+    phase = s.phase
+    if phase == "over":
+        return []
+    a = s.active
+    fields = s.fields[a]
+    keys: list[tuple] = []
+    if phase == "plant":
+        hand = s.hands[a]
+        if hand and s.planted < 2:
+            keys += [("plant_hand", i) for i in fields_for(fields, hand[0])]
+    elif phase == "use":
+        bosses = s.bosses
+        for b in bundles(s.display):
+            keys += [("plant_display", b, i) for i in fields_for(fields, b)]
+            keys += [("give_display", b, BOSSES[i]) for i in bosses_for(bosses, b)]
+        for j, c in enumerate(s.hands[a]):
+            keys += [("give_hand", j, BOSSES[i]) for i in bosses_for(bosses, c)]
+    elif phase == "protection":
+        keys += [("pay", i) for i in open_pairs(s)]
+    elif phase == "leftovers":
+        for b in bundles(s.display):
+            keys += [("plant_display", b, i) for i in fields_for(fields, b)]
+            keys.append(("discard_display", b))
+    keys += [("harvest", i) for i in harvestable(fields)]
+    if can_buy(s):
+        keys.append(("buy_field",))
+    if phase == "plant":
+        if s.planted or not s.hands[a]:
+            keys.append(("end_phase",))
+    elif phase == "use" and not (s.mode == "solo" and s.display) and not boss_must_be_fed(s):
+        keys.append(("end_phase",))  # R83, R84
+    return keys
+
+
+_PHASES_OF = {
+    "harvest": ("leftovers", "protection", "plant", "use"),
+    "buy_field": ("leftovers", "protection", "plant", "use"),
+    "plant_hand": ("plant",),
+    "plant_display": ("leftovers", "use"),
+    "discard_display": ("leftovers",),
+    "give_display": ("use",),
+    "give_hand": ("use",),
+    "pay": ("protection",),
+    "end_phase": ("plant", "use"),
+}
+_PHASE_RULE = {
+    "harvest": "R20", "buy_field": "R41", "plant_hand": "R69", "plant_display": "R63/R79",
+    "discard_display": "R63", "give_display": "R79", "give_hand": "R80", "pay": "R66",
+    "end_phase": "R61",
+}
+
+
+def explain(s, key: tuple) -> str:
+    """Return why `key` is not legal in `s`, starting with the rule id that forbids it."""
+    t = key[0]
+    a = s.active
+    if s.phase == "over":
+        return "R95: the game is over"
+    if s.phase not in _PHASES_OF[t]:
+        return f"{_PHASE_RULE[t]}: '{t}' is not allowed in the {s.phase} phase"
+    fields = s.fields[a]
+    if t in ("harvest", "plant_hand", "plant_display", "pay") and key[-1] >= len(fields):
+        return f"R40: field {key[-1]} is not owned (only {len(fields)} fields)"
+    if t in ("give_display", "give_hand") and BOSS_INDEX[key[2]] >= len(s.bosses):
+        return "R6: Joe Bohnano plays only in the solo game"
+    if t == "harvest":
+        if fields[key[1]] is None:
+            return f"R23: field {key[1]} is empty"
+        return f"R22: field {key[1]} holds a single card while another field holds two or more"
+    if t == "buy_field":
+        if s.mode == "solo":
+            return "R43: in solo the third field is owned from the start"
+        if s.third[a]:
+            return "R40: the third field can be bought only once"
+        return f"R40: the third field costs {THIRD_FIELD_COST} coins"
+    if t == "plant_hand":
+        if not s.hands[a]:
+            return "R72: the hand is empty"
+        if s.planted >= 2:
+            return "R70: at most two hand cards are planted per turn"
+        bean = s.hands[a][0]
+        return f"R13: field {key[1]} cannot take {bean} (another type, or {bean} grows elsewhere)"
+    if t in ("plant_display", "discard_display", "give_display") and key[1] not in s.display:
+        return f"R16: there is no {key[1]} bundle in the display"
+    if t == "plant_display":
+        return f"R13: field {key[2]} cannot take {key[1]} (another type, or {key[1]} grows elsewhere)"
+    if t == "give_hand" and key[1] >= len(s.hands[a]):
+        return f"R80: there is no hand card at index {key[1]} (hand size {len(s.hands[a])})"
+    if t in ("give_display", "give_hand"):
+        bean = key[1] if t == "give_display" else s.hands[a][key[1]]
+        return f"R14: {key[2]} cannot take {bean} (another type, or another boss grows {bean})"
+    if t == "pay":
+        return f"R65: field {key[1]} has no unsettled pair with a boss"
+    if t == "end_phase":
+        if s.phase == "plant":
+            return "R69: the front hand card must be planted first"
+        if s.mode == "solo" and s.display:
+            return "R84: in solo the display must be emptied first"
+        return "R83: an empty boss must first be given a card"
+    return "R61: not legal now"
