@@ -104,11 +104,18 @@ class GameStore(ABC):
         """Count one event for `key` in a fixed window of `window` seconds; return the count so far."""
 
     @abstractmethod
-    def subscribe(self, callback: Callable[[str, int], None]) -> Callable[[], None]:
+    def subscribe(
+        self,
+        callback: Callable[[str, int], None],
+        *,
+        on_reset: Callable[[], None] | None = None,
+    ) -> Callable[[], None]:
         """Call `callback(game_id, version)` after every commit by any process sharing this backend.
 
         Returns a function that cancels the subscription. Delivery is at-most-once (pub/sub): clients
-        resync by version.
+        resync by version. `on_reset()`, when given, is called after nudges may have been lost (Redis:
+        the pub/sub connection dropped and came back); every client should then resync. The in-process
+        backends never lose nudges and never call it. Callbacks run on a thread owned by the store.
         """
 
     @abstractmethod

@@ -141,10 +141,15 @@ class MemoryStore(GameStore):
 
     # -- fan-out and lifecycle ---------------------------------------------------------------------
 
-    def subscribe(self, callback: Callable[[str, int], None]) -> Callable[[], None]:
+    def subscribe(
+        self,
+        callback: Callable[[str, int], None],
+        *,
+        on_reset: Callable[[], None] | None = None,
+    ) -> Callable[[], None]:
         """Call `callback(game_id, version)` on the broker thread after each commit of this store.
 
-        Returns the cancel function.
+        Returns the cancel function. `on_reset` is accepted and never called: nothing is lost in-process.
         """
         return self._broker.subscribe(callback)
 

@@ -218,10 +218,16 @@ class SqliteStore(GameStore):
 
     # -- fan-out and lifecycle ---------------------------------------------------------------------
 
-    def subscribe(self, callback: Callable[[str, int], None]) -> Callable[[], None]:
+    def subscribe(
+        self,
+        callback: Callable[[str, int], None],
+        *,
+        on_reset: Callable[[], None] | None = None,
+    ) -> Callable[[], None]:
         """Call `callback(game_id, version)` on the broker thread after each commit through this object.
 
-        In-process only (see the module docstring). Returns the cancel function.
+        In-process only (see the module docstring). Returns the cancel function. `on_reset` is accepted
+        and never called: nothing is lost in-process.
         """
         return self._broker.subscribe(callback)
 

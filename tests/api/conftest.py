@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pytest
+import redis
 
 from api.store.base import GameStore
 from api.store.memory import MemoryStore
+from api.store.redis import RedisStore
 from api.store.sqlite import SqliteStore
+from tests.redis_server import RedisServer, redis_server_binary
 
 
 @dataclass
@@ -37,7 +41,32 @@ class Backend:
         self._opened.clear()
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A private redis-server for the whole session (never the shared one on 6379).
+
+    Skips when `redis-server` is not installed, except under CI (ALCABOHNE_CI=1), where that fails.
+    """
+    if redis_server_binary() is None:
+        message = "redis-server is not on PATH (Debian package redis-server; .ci/run installs it)"
+        if os.environ.get("ALCABOHNE_CI") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    server = RedisServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()
+
+
+def flush(server: RedisServer) -> None:
+    """Empty the private server's database."""
+    with redis.Redis.from_url(server.url) as client:
+        client.flushall()
+
+
+@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)])
 def backend(request: pytest.FixtureRequest, tmp_path) -> Iterator[Backend]:
     """A fresh, empty backend of each kind."""
     if request.param == "memory":
@@ -45,6 +74,10 @@ def backend(request: pytest.FixtureRequest, tmp_path) -> Iterator[Backend]:
         made = Backend("memory", lambda: shared)
     elif request.param == "sqlite":
         made = Backend("sqlite", lambda: SqliteStore(tmp_path / "games.db"))
+    elif request.param == "redis":
+        server: RedisServer = request.getfixturevalue("redis_server")
+        flush(server)
+        made = Backend("redis", lambda: RedisStore(server.url), cross_instance_fanout=True)
     else:  # pragma: no cover - guarded by params
         raise AssertionError(request.param)
     try:

@@ -1,0 +1,348 @@
+"""RedisStore: the production backend, shared by every worker process and host.
+
+Keys (all of one game hash-tagged by its id, so each Lua script touches a single cluster slot):
+
+    cg:v1:g:{<gid>}:state        hash  v=<version> s=<document>           lifetime = the game's ttl
+    cg:v1:g:{<gid>}:idem:<key>   string  JSON [fingerprint, response]       IDEMPOTENCY_TTL
+    cg:v1:g:{<gid>}:log          stream  id "<version>-0", field e=<log>   ttl; MAXLEN LOG_LIMIT
+    cg:v1:g:{<gid>}              pub/sub channel; the message is the new version in decimal
+    cg:v1:code:<code>            string  game id                            the code's ttl
+    cg:v1:rl:<key>               string  counter                            the window
+
+A commit is one Lua script (TECH-NOTES §3): idempotency check, CAS on the version, write, EXPIRE,
+idempotency record, log append and PUBLISH happen atomically in one round trip.
+
+Fan-out: one PSUBSCRIBE `cg:v1:g:*` per store object on its own connection (no socket_timeout, health
+checks every 30 s), read by redis-py's listener thread. If that connection drops, redis-py reconnects and
+re-subscribes on the listener's next read; nudges published meanwhile are lost, so the store then calls
+every `on_reset` hook given to `subscribe` (the hub answers by telling its sockets to resync).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+
+from .base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore, StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+PREFIX = "cg:v1:"
+PATTERN = PREFIX + "g:*"
+_CHANNEL_HEAD = PREFIX + "g:{"
+
+# Reply prefixes of a server that is up but cannot accept writes now: answered as 503, like an outage.
+_UNAVAILABLE_REPLIES = ("MISCONF", "OOM", "READONLY", "MASTERDOWN", "NOREPLICAS", "LOADING", "BUSY")
+
+# Seconds the listener blocks per read: bounds how long close() waits for the thread to notice.
+_LISTEN_SLICE = 0.25
+# Backoff while the pub/sub connection is down (seconds): first retry, cap.
+_RECONNECT_FIRST, _RECONNECT_CAP = 0.1, 2.0
+
+# KEYS: state, log[, idem].  ARGV: expected, doc, ttl, fingerprint, response, log, idem ttl, log limit,
+# channel.  Returns {status, version[, response]}.
+_COMMIT = """
+local v = redis.call('HGET', KEYS[1], 'v')
+local current = v and tonumber(v) or 0
+if KEYS[3] then
+  local rec = redis.call('GET', KEYS[3])
+  if rec then
+    rec = cjson.decode(rec)
+    if rec[1] ~= ARGV[4] then return {'mismatch', current} end
+    return {'duplicate', current, rec[2]}
+  end
+end
+if current == 0 then return {'missing', 0} end
+if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
+local new = tostring(current + 1)
+redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+if KEYS[3] then
+  redis.call('SET', KEYS[3], cjson.encode({ARGV[4], ARGV[5]}), 'EX', ARGV[7])
+end
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[8], new .. '-0', 'e', ARGV[6])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+redis.call('PUBLISH', ARGV[9], new)
+return {'ok', current + 1}
+"""
+
+# KEYS: state, log.  ARGV: doc, ttl.  A log left by an earlier game with this id would hold higher ids.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'v', '1', 's', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
+# KEYS: counter.  ARGV: window.  TTL < 0 repairs a counter that lost its expiry.
+_HIT = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 or redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
+
+
+def game_key(game_id: str, part: str) -> str:
+    """Return the key of one part ("state", "log", "idem:<key>") of a game."""
+    return f"{_CHANNEL_HEAD}{game_id}}}:{part}"
+
+
+def game_channel(game_id: str) -> str:
+    """Return the pub/sub channel of a game."""
+    return f"{_CHANNEL_HEAD}{game_id}}}"
+
+
+def _game_of_channel(channel: str) -> str | None:
+    if channel.startswith(_CHANNEL_HEAD) and channel.endswith("}"):
+        return channel[len(_CHANNEL_HEAD) : -1]
+    return None
+
+
+class RedisStore(GameStore):
+    """Store in the Redis server at `url` (redis:// or rediss://).
+
+    `timeout` bounds connecting and each command (seconds). Connecting is lazy: the constructor does
+    not touch the network and never raises StoreUnavailable; the first command does.
+    """
+
+    def __init__(self, url: str, *, timeout: float = 5.0) -> None:
+        self.url = url
+        # Few, quick retries: the API should answer 503 soon rather than hang on a dead server. A retried
+        # commit is safe: with an idempotency key it answers "duplicate", without one "conflict".
+        self._client = redis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            health_check_interval=30,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
+        )
+        self._commit = self._client.register_script(_COMMIT)
+        self._create = self._client.register_script(_CREATE)
+        self._hit = self._client.register_script(_HIT)
+
+        self._sub_lock = threading.Lock()
+        self._callbacks: dict[int, Callable[[str, int], None]] = {}
+        self._resets: dict[int, Callable[[], None]] = {}
+        self._next_token = 0
+        self._sub_client: redis.Redis | None = None
+        self._pubsub: Any = None  # redis.client.PubSub, created by the first subscribe()
+        self._thread: Any = None  # redis.client.PubSubWorkerThread
+        self._stopping = threading.Event()
+        self._outage_delay = 0.0  # > 0 while the pub/sub connection is down
+        self._timeout = timeout
+
+    # -- games -------------------------------------------------------------------------------------
+
+    def create(self, game_id: str, doc: str, ttl: int) -> bool:
+        """Store `doc` at version 1 for `ttl` seconds; return False if the game exists."""
+        with _errors():
+            keys = [game_key(game_id, "state"), game_key(game_id, "log")]
+            return self._create(keys=keys, args=[doc, ttl]) == 1
+
+    def load(self, game_id: str) -> tuple[int, str] | None:
+        """Return (version, doc), or None when the game does not exist or has expired."""
+        with _errors():
+            version, doc = self._client.hmget(game_key(game_id, "state"), ["v", "s"])
+        return None if version is None else (int(version), doc)
+
+    def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        doc: str,
+        *,
+        ttl: int,
+        idem_key: str | None = None,
+        fingerprint: str = "",
+        response: str = "",
+        log: str = "",
+    ) -> CommitResult:
+        """Compare-and-set as specified in GameStore.commit, in one Lua script; raises StoreUnavailable."""
+        keys = [game_key(game_id, "state"), game_key(game_id, "log")]
+        if idem_key is not None:
+            keys.append(game_key(game_id, "idem:" + idem_key))
+        args = [
+            expected_version, doc, ttl, fingerprint, response, log,
+            IDEMPOTENCY_TTL, LOG_LIMIT, game_channel(game_id),
+        ]  # fmt: skip
+        with _errors():
+            reply = self._commit(keys=keys, args=args)
+        status, version = reply[0], int(reply[1])
+        return CommitResult(status, version, reply[2] if len(reply) > 2 else None)
+
+    def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
+        """Return the kept log entries with version > `version`, oldest first ([] for a missing game)."""
+        with _errors():
+            entries = self._client.xrange(game_key(game_id, "log"), f"{max(version, 0) + 1}-0", "+")
+        return [(int(entry_id.partition("-")[0]), fields["e"]) for entry_id, fields in entries]
+
+    # -- codes and rate limits ---------------------------------------------------------------------
+
+    def put_code(self, code: str, game_id: str, ttl: int) -> bool:
+        """Map `code` to `game_id` for `ttl` seconds; return False if the code is taken."""
+        with _errors():
+            return bool(self._client.set(PREFIX + "code:" + code, game_id, ex=ttl, nx=True))
+
+    def get_code(self, code: str) -> str | None:
+        """Return the game id of a live code, or None."""
+        with _errors():
+            return self._client.get(PREFIX + "code:" + code)
+
+    def delete_code(self, code: str) -> None:
+        """Forget `code` (no error if it is unknown)."""
+        with _errors():
+            self._client.delete(PREFIX + "code:" + code)
+
+    def hit(self, key: str, window: int) -> int:
+        """Count one event in the fixed window that started with the first hit; return the count."""
+        with _errors():
+            return int(self._hit(keys=[PREFIX + "rl:" + key], args=[window]))
+
+    # -- fan-out -----------------------------------------------------------------------------------
+
+    def subscribe(
+        self,
+        callback: Callable[[str, int], None],
+        *,
+        on_reset: Callable[[], None] | None = None,
+    ) -> Callable[[], None]:
+        """Call `callback(game_id, version)` on the listener thread after every commit by any process.
+
+        `on_reset()` is called (on the same thread) after the pub/sub connection was lost and restored:
+        nudges may have been missed, so every client should resync. Returns the cancel function.
+        Raises StoreUnavailable when the first subscription cannot reach the server.
+        """
+        with self._sub_lock:
+            if self._stopping.is_set():
+                raise StoreUnavailable("store is closed")
+            if self._thread is None:
+                self._start_listener()
+            token = self._next_token
+            self._next_token += 1
+            self._callbacks[token] = callback
+            if on_reset is not None:
+                self._resets[token] = on_reset
+
+        def cancel() -> None:
+            with self._sub_lock:
+                self._callbacks.pop(token, None)
+                self._resets.pop(token, None)
+
+        return cancel
+
+    def _start_listener(self) -> None:
+        """PSUBSCRIBE, then start the listener thread (call with _sub_lock held)."""
+        # Its own client: no socket_timeout on the pub/sub connection (a blocking read with a timeout
+        # turns every quiet period into a reconnect), but health checks every 30 s find dead peers.
+        client = redis.Redis.from_url(
+            self.url,
+            decode_responses=True,
+            socket_timeout=None,
+            socket_connect_timeout=self._timeout,
+            health_check_interval=30,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 1),
+        )
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        try:
+            with _errors():
+                # Subscribed before the thread starts: PubSub is not thread-safe (redis-py #968, #3297).
+                pubsub.psubscribe(**{PATTERN: self._on_message})
+        except StoreUnavailable:
+            pubsub.close()
+            client.close()
+            raise
+        # Runs after redis-py's own re-subscribe callback on every reconnect of this connection.
+        pubsub.connection.register_connect_callback(self._on_reconnect)
+        self._sub_client, self._pubsub = client, pubsub
+        self._thread = pubsub.run_in_thread(
+            sleep_time=_LISTEN_SLICE, daemon=True, exception_handler=self._on_listener_error
+        )
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        game_id = _game_of_channel(message["channel"])
+        if game_id is None:
+            return
+        try:
+            version = int(message["data"])
+        except (TypeError, ValueError):
+            log.warning("ignoring malformed nudge on %s: %r", message["channel"], message["data"])
+            return
+        with self._sub_lock:
+            callbacks = list(self._callbacks.values())
+        for callback in callbacks:
+            try:
+                callback(game_id, version)
+            except Exception:  # one faulty subscriber must not silence the others
+                log.exception("store subscriber failed for %s v%s", game_id, version)
+
+    def _on_listener_error(self, exc: BaseException, pubsub: Any, thread: Any) -> None:
+        """Called on the listener thread when a read fails; wait, then let the loop reconnect."""
+        if self._stopping.is_set():
+            thread.stop()
+            return
+        if self._outage_delay == 0.0:
+            log.warning("redis pub/sub connection lost (%s); reconnecting", exc)
+            self._outage_delay = _RECONNECT_FIRST
+        else:
+            self._outage_delay = min(self._outage_delay * 2, _RECONNECT_CAP)
+        # Drop the broken socket so the next read reconnects (and re-subscribes) from scratch.
+        if pubsub.connection is not None:
+            pubsub.connection.disconnect()
+        self._stopping.wait(self._outage_delay)
+
+    def _on_reconnect(self, connection: Any) -> None:
+        """Connect callback of the pub/sub connection: tell the subscribers they may have missed nudges."""
+        self._outage_delay = 0.0
+        log.warning("redis pub/sub connection restored; subscribers must resync")
+        with self._sub_lock:
+            resets = list(self._resets.values())
+        for reset in resets:
+            try:
+                reset()
+            except Exception:
+                log.exception("store on_reset hook failed")
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    def ping(self) -> bool:
+        """Return True when the server answers PING, False otherwise (never raises)."""
+        try:
+            return bool(self._client.ping())
+        except redis.RedisError:
+            return False
+
+    def close(self) -> None:
+        """Stop the listener thread and close all connections (idempotent)."""
+        with self._sub_lock:
+            self._stopping.set()
+            thread, self._thread = self._thread, None
+            sub_client, self._sub_client = self._sub_client, None
+        if thread is not None:
+            thread.stop()
+            if thread is not threading.current_thread():
+                thread.join(timeout=5 * _LISTEN_SLICE + self._timeout)
+        if sub_client is not None:
+            sub_client.close()
+        self._client.close()
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Turn "cannot reach / cannot write now" into StoreUnavailable; other errors are bugs and pass."""
+    try:
+        yield
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        raise StoreUnavailable(f"redis: {exc}") from exc
+    except redis.ResponseError as exc:
+        if str(exc).startswith(_UNAVAILABLE_REPLIES):
+            raise StoreUnavailable(f"redis: {exc}") from exc
+        raise
