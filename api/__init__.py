@@ -1,0 +1,78 @@
+"""Al Cabohne Online's HTTP API: `create_app(config)` builds the Flask app (DESIGN §2)."""
+
+from __future__ import annotations
+
+from flask import Flask, Response
+
+from api import config as config_module
+
+
+def create_app(config: dict | None = None) -> Flask:
+    """Return a configured app: defaults (api.config.Config), then the environment, then `config`.
+
+    `config["STORE"]` may be a ready GameStore (tests); otherwise `STORE_URL`/`DATA_DIR` open one.
+    """
+    from flask_smorest import Api
+
+    from api import errors, games, openapi, web
+    from api.service import GameService, Lifetimes
+
+    app = Flask(__name__, static_folder=None)
+    app.config.from_object(config_module.Config)
+    app.config.update(config_module.from_env())
+    app.config.update(config or {})
+    # Errors go out as problem+json by our own handlers; never as HTML debugger pages.
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+
+    if app.config["PROXY_COUNT"]:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        n = app.config["PROXY_COUNT"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)
+
+    store = app.config["STORE"]
+    if store is None:
+        from api.store import open_store
+
+        store = open_store(app.config["STORE_URL"], app.config["DATA_DIR"])
+    c = app.config
+    app.extensions["alcabohne.service"] = GameService(
+        store,
+        Lifetimes(game=c["GAME_TTL"], finished=c["FINISHED_TTL"], lobby=c["LOBBY_TTL"],
+                  transfer=c["TRANSFER_TTL"]),
+        join_limit=c["JOIN_LIMIT"],
+        join_window=c["JOIN_WINDOW"],
+    )
+
+    api = Api(app, spec_kwargs={"info": {"description": openapi.DESCRIPTION}})
+    api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
+                                                      "description": "The seat token from create/join."})
+    api.register_blueprint(games.blp)
+    errors.register(app, api)
+    openapi.register(app, api)
+    app.register_blueprint(web.bp)
+    if app.config["BENCH"]:
+        from api import bench
+
+        app.register_blueprint(bench.make_blueprint(app.config["STORE_URL"]))
+
+    app.after_request(_cors)
+    return app
+
+
+CORS_HEADERS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
+    "Access-Control-Expose-Headers": "Retry-After, Location, Idempotent-Replayed",
+    "Access-Control-Max-Age": "600",
+}
+
+
+def _cors(resp: Response) -> Response:
+    """Let any origin call the API: tokens travel in headers, never in cookies, so this exposes nothing."""
+    from flask import request
+
+    if request.path.startswith("/api/"):
+        resp.headers.update(CORS_HEADERS)
+    return resp

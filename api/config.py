@@ -1,0 +1,69 @@
+"""Settings of the HTTP API, with their defaults.
+
+`create_app(config)` starts from `Config`, then applies `ALCABOHNE_*` environment variables, then the
+mapping passed in. Lifetimes are in seconds.
+"""
+
+from __future__ import annotations
+
+import os
+
+DAY = 24 * 3600
+
+
+class Config:
+    """Defaults; every attribute in capitals becomes a Flask config key."""
+
+    # Where games live: a GameStore instance (tests) wins over STORE_URL (see api.store.open_store).
+    STORE = None
+    STORE_URL = "memory://"
+    DATA_DIR = None
+    # Base URL put into join links and QR codes (e.g. "http://192.168.1.20:8000"); None: the request's host.
+    PUBLIC_URL = None
+    # Requests above this size get 413 payload_too_large; an action is well under 1 KB.
+    MAX_CONTENT_LENGTH = 16 * 1024
+
+    # Lifetimes. A game stays resumable this long after its last change (refreshed on every commit) ...
+    GAME_TTL = 30 * DAY
+    # ... a finished game is kept this long for a last look ...
+    FINISHED_TTL = 7 * DAY
+    # ... and a duo game whose second seat is still free (a lobby) expires after this.
+    LOBBY_TTL = DAY
+    # A seat-transfer code is meant to be used at once, from the phone next to the old one.
+    TRANSFER_TTL = 15 * 60
+
+    # Join-code brute-force guard: at most JOIN_LIMIT join attempts per client address per window.
+    JOIN_LIMIT = 10
+    JOIN_WINDOW = 60
+    # Number of reverse proxies in front whose X-Forwarded-For may be trusted (0: use the peer address).
+    PROXY_COUNT = 0
+
+    # Register the bare Redis GET+SET endpoint used by tests/perf/api_bench.py as a baseline.
+    BENCH = False
+
+    # flask-smorest: the document is served by api.games at /api/v1/openapi.json, not by flask-smorest.
+    API_TITLE = "Al Cabohne Online"
+    API_VERSION = "1"
+    OPENAPI_VERSION = "3.1.0"
+    JSON_SORT_KEYS = False
+
+
+# Environment variables read at start (tests pass a mapping instead).
+ENV_KEYS = {
+    "ALCABOHNE_STORE_URL": ("STORE_URL", str),
+    "ALCABOHNE_DATA_DIR": ("DATA_DIR", str),
+    "ALCABOHNE_PUBLIC_URL": ("PUBLIC_URL", str),
+    "ALCABOHNE_PROXY_COUNT": ("PROXY_COUNT", int),
+    "ALCABOHNE_BENCH": ("BENCH", lambda v: v not in ("", "0", "false", "no")),
+    "REDIS_URL": ("STORE_URL", str),
+}
+
+
+def from_env(environ: dict[str, str] | None = None) -> dict:
+    """Return the settings found in the environment, as Flask config keys."""
+    environ = os.environ if environ is None else environ
+    found = {}
+    for var, (key, convert) in ENV_KEYS.items():
+        if environ.get(var):
+            found[key] = convert(environ[var])
+    return found

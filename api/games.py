@@ -1,0 +1,173 @@
+"""The games resource (PROTOCOL §6): thin views over api.service, documented by api.schemas."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+
+import segno
+from flask import current_app, request
+from flask_smorest import Blueprint
+from webargs.flaskparser import FlaskParser
+
+from api import auth
+from api.errors import CODES, PROBLEM_TYPE, ApiError
+from api.schemas import (
+    ActionRequestSchema,
+    ActionResultSchema,
+    CreateGameSchema,
+    EventsQuerySchema,
+    EventsSchema,
+    GameSchema,
+    HealthSchema,
+    IdempotencyHeaderSchema,
+    JoinSchema,
+    ProblemSchema,
+    QrQuerySchema,
+    SeatGrantSchema,
+    TransferSchema,
+)
+from api.service import GameService
+
+
+class _Parser(FlaskParser):
+    # A body that does not match its schema is a bad request (400 invalid_request); 422 is kept for
+    # the rules (illegal_action) and idempotency mismatches.
+    DEFAULT_VALIDATION_STATUS = 400
+
+
+class _Blueprint(Blueprint):
+    ARGUMENTS_PARSER = _Parser()
+
+
+blp = _Blueprint("games", __name__, url_prefix="/api/v1", description="Games, seats and moves.")
+
+TOKEN = [{"seatToken": []}]
+OPTIONAL_TOKEN = [{}, {"seatToken": []}]
+
+
+def problems(*codes: str):
+    """Document the problem+json answers with these codes (grouped by status)."""
+    by_status: dict[int, list[str]] = {}
+    for code in codes + ("invalid_request", "store_unavailable"):
+        by_status.setdefault(CODES[code][0], []).append(code)
+    if "invalid_request" in codes or "invalid_action" in codes:
+        by_status.setdefault(413, []).append("payload_too_large")
+        by_status.setdefault(415, []).append("invalid_request")
+
+    def decorate(func):
+        for status, names in sorted(by_status.items()):
+            desc = f"{HTTPStatus(status).phrase}: code " + " or ".join(sorted(set(names)))
+            func = blp.alt_response(status, schema=ProblemSchema, description=desc,
+                                    content_type=PROBLEM_TYPE)(func)
+        return func
+
+    return decorate
+
+
+def _service() -> GameService:
+    return current_app.extensions["alcabohne.service"]
+
+
+def _token() -> str | None:
+    try:
+        return auth.bearer_token(request.headers.get("Authorization"))
+    except ValueError as err:
+        raise ApiError("bad_token", str(err)) from None
+
+
+def _base_url() -> str:
+    return current_app.config["PUBLIC_URL"] or request.host_url
+
+
+@blp.before_request
+def _require_json_body():
+    """Refuse a POST body that is not JSON (415) before reading it."""
+    has_body = request.content_length or request.headers.get("Transfer-Encoding")
+    if request.method == "POST" and has_body and not request.is_json:
+        raise ApiError("invalid_request", "Send the body as application/json.", status=415)
+
+
+@blp.route("/games", methods=["POST"])
+@blp.arguments(CreateGameSchema)
+@blp.response(201, SeatGrantSchema, description="The game, the creator's seat (0) and its token; for duo "
+              "also the join code and join link for the second player.")
+@problems("invalid_request")
+def create_game(args):
+    """Create a game."""
+    body = _service().create(args["mode"], args["dealer"], _base_url())
+    return body, 201, {"Location": f"/api/v1/games/{body['game_id']}"}
+
+
+@blp.route("/games/join", methods=["POST"])
+@blp.arguments(JoinSchema)
+@blp.response(200, SeatGrantSchema, description="The seat the code opened, with its new token.")
+@problems("unknown_code", "rate_limited")
+def join_game(args):
+    """Take a seat with a join code, or move a seat here with a transfer code."""
+    return _service().join(args["code"], request.remote_addr or "unknown", _base_url())
+
+
+@blp.route("/games/<game_id>", methods=["GET"])
+@blp.response(200, GameSchema, description="The game as the caller may see it (no token: the table view).")
+@blp.doc(security=OPTIONAL_TOKEN)
+@problems("unknown_game", "bad_token")
+def get_game(game_id):
+    """Look at a game."""
+    return _service().get(game_id, _token(), _base_url())
+
+
+@blp.route("/games/<game_id>/actions", methods=["POST"])
+@blp.arguments(IdempotencyHeaderSchema, location="headers")
+@blp.arguments(ActionRequestSchema)
+@blp.response(200, ActionResultSchema, description="Accepted: the new version, view and events. A retry with "
+              "the same Idempotency-Key gets this same answer (header Idempotent-Replayed: true).")
+@blp.doc(security=TOKEN)
+@problems("invalid_action", "bad_token", "not_your_turn", "unknown_game", "stale_version", "illegal_action",
+          "idempotency_mismatch")
+def post_action(headers, args, game_id):
+    """Make a move."""
+    answer, replayed = _service().act(game_id, _token(), args, headers.get("idempotency_key"), _base_url())
+    return answer, 200, ({"Idempotent-Replayed": "true"} if replayed else {})
+
+
+@blp.route("/games/<game_id>/events", methods=["GET"])
+@blp.arguments(EventsQuerySchema, location="query")
+@blp.response(200, EventsSchema, description="The log after `since`, oldest first, redacted for the caller.")
+@blp.doc(security=OPTIONAL_TOKEN)
+@problems("unknown_game", "bad_token")
+def get_events(args, game_id):
+    """Read what happened since a version."""
+    return _service().events(game_id, _token(), args["since"])
+
+
+@blp.route("/games/<game_id>/transfer", methods=["POST"])
+@blp.response(201, TransferSchema, description="A short-lived code to claim this seat on another device.")
+@blp.doc(security=TOKEN)
+@problems("unknown_game", "bad_token")
+def transfer_seat(game_id):
+    """Move my seat to another device."""
+    return _service().transfer(game_id, _token(), _base_url()), 201
+
+
+@blp.route("/games/<game_id>/qr.svg", methods=["GET"])
+@blp.arguments(QrQuerySchema, location="query")
+@blp.response(200, description="The join link as a QR code.", content_type="image/svg+xml")
+@blp.doc(security=OPTIONAL_TOKEN)
+@problems("unknown_game", "bad_token", "unknown_code")
+def join_qr(args, game_id):
+    """Draw a join (or transfer) link as a QR code."""
+    link = _service().join_link(game_id, _token(), args.get("code"), _base_url())
+    svg = segno.make(link, error="m").svg_inline(scale=8, border=2, title="Join Al Cabohne")
+    resp = current_app.response_class(svg, mimetype="image/svg+xml")
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@blp.route("/health", methods=["GET"])
+@blp.response(200, HealthSchema, description="The server and its store answer.")
+@problems()
+def health():
+    """Check the server and its store."""
+    if not _service().store.ping():
+        raise ApiError("store_unavailable")
+    return {"status": "ok"}

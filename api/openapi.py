@@ -1,0 +1,61 @@
+"""The OpenAPI 3.1 document at /api/v1/openapi.json and its offline Swagger UI at /api/docs."""
+
+from __future__ import annotations
+
+import copy
+
+from flask import jsonify
+from flask_swagger_ui import get_swaggerui_blueprint
+
+from api.errors import CODES, PROBLEM_TYPE
+
+SPEC_URL = "/api/v1/openapi.json"
+DOCS_URL = "/api/docs"
+
+DESCRIPTION = """\
+The HTTP API of Al Cabohne Online (the contract is PROTOCOL.md §6).
+
+* Seats: creating a game returns the creator's seat token (seat 0); a duo game also returns a join code
+  and link. `POST /games/join` with the code takes the free seat. A seat moves to another device with
+  `POST /games/{id}/transfer` then `POST /games/join` with the transfer code; the old token stops working.
+* Send the seat token as `Authorization: Bearer <token>`. No token: the public table view.
+* Every accepted action, join and transfer raises `version` by exactly 1. Send the version you based
+  your move on; a stale one gets 409 `stale_version` with the current version and view. Send a fresh
+  `Idempotency-Key` per action and reuse it on retry: the retry gets the first answer.
+* Games stay resumable 30 days after their last change, finished games 7 days; a duo game whose second
+  seat is free expires after 24 hours.
+* Errors are `application/problem+json` (RFC 9457) with a stable `code`:
+""" + "\n".join(f"  * `{code}` ({status}): {title}" for code, (status, title) in CODES.items())
+
+
+def _problem_content(spec: dict) -> dict:
+    """Return `spec` with every error answer declared as application/problem+json (what we send)."""
+    spec = copy.deepcopy(spec)
+
+    def fix(responses: dict) -> None:
+        for status, response in responses.items():
+            if status == "default" or str(status)[:1] in "45":
+                content = response.get("content", {})
+                if "application/json" in content:
+                    content[PROBLEM_TYPE] = content.pop("application/json")
+
+    fix(spec.get("components", {}).get("responses", {}))
+    for path in spec.get("paths", {}).values():
+        for operation in path.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                fix(operation["responses"])
+    return spec
+
+
+def register(app, api) -> None:
+    """Serve the document (built once, on first request) and the Swagger UI bundled in flask-swagger-ui."""
+    cache: dict = {}
+
+    @app.get(SPEC_URL)
+    def openapi_json():
+        if "spec" not in cache:
+            cache["spec"] = _problem_content(api.spec.to_dict())
+        return jsonify(cache["spec"])
+
+    app.register_blueprint(get_swaggerui_blueprint(
+        DOCS_URL, SPEC_URL, config={"app_name": "Al Cabohne Online API", "validatorUrl": None}))

@@ -1,0 +1,138 @@
+"""The wire contract: marshmallow schemas for bodies and answers; they also feed the OpenAPI document.
+
+Views and events come from the engine (engine.view / engine.redact_events) and are passed through as
+objects: their shape is PROTOCOL §5, and dumping them through a schema would drop keys the engine adds.
+"""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from api import auth
+
+VIEW_DOC = (
+    "What the caller's seat may see (PROTOCOL §5, engine.view): mode, phase, active, seat, players (fields, "
+    "coins as a count, hand_size, third_field, and hand - the list, front first - in the caller's own entry "
+    "only), bosses, display, the discard pile's top and size, result when over, and legal_actions (the "
+    "caller's legal actions when it is their turn, else []). Never the seed, the deck order or another hand."
+)
+
+
+class StrictSchema(Schema):
+    """Unknown keys in a request are an error, not silently ignored."""
+
+
+# ------------------------------------------------------------------ requests
+
+
+class CreateGameSchema(StrictSchema):
+    mode = fields.String(required=True, validate=validate.OneOf(["duo", "solo"]),
+                         metadata={"description": "duo: two players against the Mafia; solo: one player."})
+    dealer = fields.Integer(strict=True, allow_none=True, load_default=None, validate=validate.OneOf([0, 1]),
+                            metadata={"description": "duo only: the dealing seat (R50); default: random."})
+
+
+class JoinSchema(StrictSchema):
+    code = fields.String(required=True, validate=validate.Length(min=1, max=32),
+                         metadata={"description": f"A join or transfer code ({auth.CODE_LENGTH} characters "
+                                                  f"of {auth.CODE_ALPHABET}; case and dashes are ignored).",
+                                   "examples": ["K7M2QX"]})
+
+
+class ActionRequestSchema(StrictSchema):
+    action = fields.Dict(required=True, metadata={
+        "description": "An action of PROTOCOL §3, e.g. {\"type\": \"plant_hand\", \"field\": 0}.",
+        "examples": [{"type": "end_phase"}]})
+    version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**53),
+                             metadata={"description": "The version the caller's decision is based on."})
+
+
+class EventsQuerySchema(StrictSchema):
+    since = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53),
+                           metadata={"description": "Return the log entries after this version."})
+
+
+class QrQuerySchema(StrictSchema):
+    code = fields.String(validate=validate.Length(min=1, max=32), metadata={
+        "description": "Draw the link for this live join/transfer code of the game (no token needed). "
+                       "Without it: the open join code, for a seated caller."})
+
+
+class IdempotencyHeaderSchema(Schema):
+    class Meta:
+        unknown = "exclude"
+
+    idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(min=1, max=255),
+                                    metadata={"description": "A fresh random key (UUID) per action, "
+                                                             "reused on retry (it gets the first answer)."})
+
+
+# ------------------------------------------------------------------ answers
+
+
+class SeatInfoSchema(Schema):
+    seat = fields.Integer(required=True)
+    taken = fields.Boolean(required=True)
+
+
+class GameSchema(Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "1 at creation, +1 per change."})
+    seat = fields.Integer(required=True, allow_none=True,
+                          metadata={"description": "The caller's seat; null for a spectator."})
+    view = fields.Dict(required=True, metadata={"description": VIEW_DOC})
+    seats = fields.List(fields.Nested(SeatInfoSchema), required=True)
+    join_code = fields.String(allow_none=True, metadata={
+        "description": "The open join code while a seat is free (shown to seated callers only)."})
+    join_url = fields.String(allow_none=True)
+
+
+class SeatGrantSchema(GameSchema):
+    token = fields.String(required=True, metadata={
+        "description": "The seat token: send it as 'Authorization: Bearer <token>'. Shown only once."})
+
+
+class ActionResultSchema(GameSchema):
+    events = fields.List(fields.Dict(), required=True,
+                         metadata={"description": "What happened, redacted for the caller (engine events)."})
+
+
+class LogEntrySchema(Schema):
+    version = fields.Integer(required=True, metadata={"description": "The version this change produced."})
+    events = fields.List(fields.Dict(), required=True)
+
+
+class EventsSchema(Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True, allow_none=True)
+    log = fields.List(fields.Nested(LogEntrySchema), required=True)
+
+
+class TransferSchema(Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    transfer_code = fields.String(required=True, metadata={
+        "description": "Claim it with POST /games/join on the new device; the old token then stops working."})
+    transfer_url = fields.String(required=True)
+    expires_in = fields.Integer(required=True, metadata={"description": "Seconds the code stays valid."})
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+
+
+class ProblemSchema(Schema):
+    """An error (RFC 9457), always with a stable `code`."""
+
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True)
+    version = fields.Integer(metadata={"description": "stale_version: the current version."})
+    view = fields.Dict(metadata={"description": "stale_version: the caller's current view."})
+    errors = fields.Raw(metadata={"description": "invalid_request: what is wrong, per field."})
+    engine_code = fields.String(allow_none=True,
+                                metadata={"description": "invalid/illegal_action: the engine's code."})
