@@ -1,0 +1,107 @@
+"""`alcabohne serve`: gunicorn started from code, with the API app in every worker.
+
+The embedded SQLite store (in the data dir) is the default and fans out in-process, so it runs one
+worker; REDIS_URL switches to Redis, which allows several workers (and hosts).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import sys
+
+import segno
+from gunicorn.app.base import BaseApplication
+
+# gthread: each websocket (a later issue) holds one pool thread for its life; leave headroom for HTTP.
+THREADS = 64
+
+
+def lan_address() -> str:
+    """Return this machine's address on the local network (no packet is sent), or 127.0.0.1."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.254.254.254", 1))  # any non-local address selects the outgoing interface
+        return probe.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        probe.close()
+
+
+def public_base(host: str, port: int, public_url: str | None) -> str:
+    """Return the URL phones should open: `public_url`, else this machine's LAN (or loopback) address."""
+    if public_url:
+        return public_url.rstrip("/")
+    if host in ("0.0.0.0", "", "::"):
+        host = lan_address()
+    return f"http://{host}:{port}"
+
+
+class _Server(BaseApplication):
+    """gunicorn with settings from code instead of a config file or the command line."""
+
+    def __init__(self, settings: dict, app_config: dict):
+        self.settings = settings
+        self.app_config = app_config
+        super().__init__()
+
+    def load_config(self):
+        for key, value in self.settings.items():
+            self.cfg.set(key, value)
+
+    def load(self):
+        # Runs in each worker (no preload): stores own connections and threads that must not cross a fork.
+        from api import create_app
+
+        return create_app(self.app_config)
+
+
+def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: str | None,
+          redis_url: str | None) -> None:
+    """Run the server until interrupted. Raises SystemExit (with the reason) for settings that cannot work."""
+    from api.store import open_store
+
+    redis_url = redis_url or os.environ.get("REDIS_URL") or None
+    if workers < 1:
+        raise SystemExit("--workers must be at least 1")
+    if workers > 1 and not redis_url:
+        raise SystemExit(
+            f"The embedded store serves one worker only (its updates fan out inside one process); "
+            f"you asked for {workers}. Set REDIS_URL (or --redis-url) to run several workers.")
+    store_url = redis_url or ""
+    # Open the store once here so that a wrong path or an unreachable Redis stops us before forking.
+    try:
+        store = open_store(store_url, data_dir)
+    except ValueError as err:
+        raise SystemExit(f"Cannot use the store: {err}") from None
+    try:
+        if not store.ping():
+            raise SystemExit(f"The store does not answer: {redis_url or data_dir or 'embedded'}")
+    finally:
+        store.close()
+
+    base = public_base(host, port, public_url)
+    print(f"Al Cabohne Online: open {base} on the phones at the table.", flush=True)
+    # A terminal that cannot draw the blocks still got the link above.
+    with contextlib.suppress(OSError, UnicodeError):
+        segno.make(base, error="m").terminal(out=sys.stdout, compact=True)
+    sys.stdout.flush()
+
+    settings = {
+        "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+        "workers": workers,
+        "worker_class": "gthread",
+        "threads": THREADS,
+        "timeout": 30,
+        "graceful_timeout": 10,
+        "keepalive": 5,
+        "max_requests": 0,  # never recycle workers: that would drop every open websocket
+        # gunicorn >= 25 otherwise shares $HOME/.gunicorn/gunicorn.ctl between parallel servers.
+        "control_socket_disable": True,
+        "accesslog": None,
+        "errorlog": "-",
+    }
+    app_config = {"STORE_URL": store_url, "DATA_DIR": data_dir, "PUBLIC_URL": base}
+    _Server(settings, app_config).run()
