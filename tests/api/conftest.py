@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -60,6 +62,23 @@ def redis_server() -> Iterator[RedisServer]:
         server.remove()
 
 
+@pytest.fixture
+def no_leaked_threads() -> Iterator[None]:
+    """Fail a test whose threads (store listeners, brokers) outlive it by more than 2 s.
+
+    Set up before the stores, so its check runs after they are closed.
+    """
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 2.0
+    while True:
+        leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        if not leaked or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert not leaked, f"threads left running after close(): {leaked}"
+
+
 def flush(server: RedisServer) -> None:
     """Empty the private server's database."""
     with redis.Redis.from_url(server.url) as client:
@@ -67,7 +86,7 @@ def flush(server: RedisServer) -> None:
 
 
 @pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)])
-def backend(request: pytest.FixtureRequest, tmp_path) -> Iterator[Backend]:
+def backend(request: pytest.FixtureRequest, tmp_path, no_leaked_threads: None) -> Iterator[Backend]:
     """A fresh, empty backend of each kind."""
     if request.param == "memory":
         shared = MemoryStore()

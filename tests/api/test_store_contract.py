@@ -12,9 +12,11 @@ import uuid
 
 import pytest
 
-from api.store.base import LOG_LIMIT, CommitResult, GameStore
+from api.store.base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore, StoreUnavailable
 
 HOUR = 3600
+
+pytestmark = pytest.mark.usefixtures("no_leaked_threads")
 
 
 def new_id() -> str:
@@ -301,3 +303,146 @@ def test_racing_retries_with_one_idempotency_key_apply_once(backend, game: str) 
 
 def test_ping(store: GameStore) -> None:
     assert store.ping() is True
+
+
+# -- SQLite only -----------------------------------------------------------------------------------
+
+
+def test_sqlite_keeps_games_across_reopen(tmp_path) -> None:
+    from api.store.sqlite import SqliteStore
+
+    path = tmp_path / "nested" / "dir" / "games.db"
+    first = SqliteStore(path)
+    game_id = new_id()
+    first.create(game_id, "v1", HOUR)
+    first.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="f", response="R", log="e2")
+    first.put_code("CODE", game_id, HOUR)
+    first.close()
+    second = SqliteStore(path)
+    try:
+        assert second.load(game_id) == (2, "v2")
+        assert second.log_since(game_id, 0) == [(2, "e2")]
+        assert second.get_code("CODE") == game_id
+        assert second.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="f").response == "R"
+    finally:
+        second.close()
+
+
+def test_sqlite_closed_store_is_unavailable(tmp_path) -> None:
+    from api.store.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "games.db")
+    store.close()
+    with pytest.raises(StoreUnavailable):
+        store.load("x")
+    assert store.ping() is False
+
+
+# -- Redis only ------------------------------------------------------------------------------------
+
+
+@pytest.mark.redis
+def test_redis_keys_are_hash_tagged_and_expire(redis_server) -> None:
+    import redis
+
+    from api.store.redis import RedisStore
+
+    store = RedisStore(redis_server.url)
+    try:
+        game_id = new_id()
+        store.create(game_id, "v1", HOUR)
+        store.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="f", log="e2")
+        store.put_code("ABC", game_id, 60)
+        store.hit("ip", 60)
+        with redis.Redis.from_url(redis_server.url, decode_responses=True) as raw:
+            tag = f"cg:v1:g:{{{game_id}}}"
+            assert sorted(raw.keys(tag + "*")) == [tag + ":idem:k", tag + ":log", tag + ":state"]
+            assert 0 < raw.ttl(tag + ":state") <= HOUR
+            assert 0 < raw.ttl(tag + ":log") <= HOUR
+            assert HOUR < raw.ttl(tag + ":idem:k") <= IDEMPOTENCY_TTL
+            assert raw.get("cg:v1:code:ABC") == game_id
+            assert raw.get("cg:v1:rl:ip") == "1"
+            assert 0 < raw.ttl("cg:v1:rl:ip") <= 60
+    finally:
+        store.close()
+
+
+@pytest.mark.redis
+def test_redis_restart_between_commits_loses_nothing_acknowledged(redis_server) -> None:
+    from api.store.redis import RedisStore
+
+    store = RedisStore(redis_server.url)
+    try:
+        game_id = new_id()
+        store.create(game_id, "v1", HOUR)
+        assert store.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k2", fingerprint="f", response="R2",
+                            log="e2").status == "ok"  # fmt: skip
+        # SIGKILL: no shutdown flush, so only what `appendfsync always` wrote before the reply survives.
+        redis_server.restart(hard=True)
+        # The same store object works again: its pooled connections are dead, redis-py reconnects.
+        assert store.load(game_id) == (2, "v2")
+        assert store.log_since(game_id, 0) == [(2, "e2")]
+        assert store.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k2", fingerprint="f") == CommitResult(
+            "duplicate", 2, "R2"
+        )
+        assert store.commit(game_id, 2, "v3", ttl=HOUR, log="e3").status == "ok"
+        redis_server.restart()  # graceful this time
+        assert store.load(game_id) == (3, "v3")
+        assert store.log_since(game_id, 0) == [(2, "e2"), (3, "e3")]
+    finally:
+        store.close()
+
+
+@pytest.mark.redis
+def test_redis_down_raises_store_unavailable_then_recovers(redis_server) -> None:
+    from api.store.redis import RedisStore
+
+    store = RedisStore(redis_server.url, timeout=1)
+    try:
+        game_id = new_id()
+        store.create(game_id, "v1", HOUR)
+        redis_server.stop()
+        try:
+            for call in (
+                lambda: store.load(game_id),
+                lambda: store.commit(game_id, 1, "v2", ttl=HOUR),
+                lambda: store.create(new_id(), "x", HOUR),
+                lambda: store.hit("k", 10),
+                lambda: store.subscribe(lambda g, v: None),
+            ):
+                with pytest.raises(StoreUnavailable):
+                    call()
+            assert store.ping() is False
+        finally:
+            redis_server.start()
+        assert store.ping() is True
+        assert store.commit(game_id, 1, "v2", ttl=HOUR) == CommitResult("ok", 2)
+    finally:
+        store.close()
+
+
+@pytest.mark.redis
+def test_redis_subscription_survives_a_restart_and_reports_the_gap(redis_server) -> None:
+    from api.store.redis import RedisStore
+
+    listener, writer = RedisStore(redis_server.url), RedisStore(redis_server.url)
+    try:
+        inbox, reset = Inbox(), threading.Event()
+        listener.subscribe(inbox, on_reset=reset.set)
+        game_id = new_id()
+        writer.create(game_id, "v1", HOUR)
+        writer.commit(game_id, 1, "v2", ttl=HOUR)
+        assert inbox.wait_for((game_id, 2))
+        assert not reset.is_set()
+
+        redis_server.stop()
+        time.sleep(0.5)  # the listener notices and backs off
+        redis_server.start()
+        # redis-py reconnects and re-subscribes on the listener's next read; the store then tells the
+        # subscribers that nudges may have been lost meanwhile.
+        assert reset.wait(10), "on_reset was not called after the pub/sub connection came back"
+        assert writer.commit(game_id, 2, "v3", ttl=HOUR).status == "ok"
+        assert inbox.wait_for((game_id, 3)), "no nudge after the restart"
+    finally:
+        listener.close()
+        writer.close()
