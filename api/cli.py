@@ -1,0 +1,50 @@
+"""The `alcabohne` command: `play` (terminal game), `serve` (the online server).
+
+Subcommands import what they need lazily, so `alcabohne play` runs on the engine alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="alcabohne", description="Al Cabohne - two against the Bean Mafia")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play in the terminal (solo, or --duo hot-seat)")
+    play.add_argument("--duo", action="store_true", help="two players at one terminal (hot-seat)")
+    play.add_argument("--seed", type=int, default=None, help="reproduce a game (the seed is printed)")
+    play.add_argument("--dealer", type=int, choices=(0, 1), default=None, help="duo: who deals (R50)")
+
+    serve = sub.add_parser("serve", help="run the online server (gunicorn)")
+    serve.add_argument("--host", default="0.0.0.0", help="listen address (default: all, for the LAN)")
+    serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    serve.add_argument("--workers", type=int, default=1,
+                       help="worker processes (more than 1 needs REDIS_URL)")
+    serve.add_argument("--data-dir", default=os.environ.get("ALCABOHNE_DATA_DIR"),
+                       help="where the embedded store keeps games (default: XDG data dir)")
+    serve.add_argument("--public-url", default=os.environ.get("PUBLIC_URL"),
+                       help="base URL phones use (default: http://<LAN address>:<port>)")
+    serve.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
+                       help="use Redis instead of the embedded store (env REDIS_URL)")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the process exit status."""
+    args = _parser().parse_args(argv)
+    if args.command == "play":
+        from .terminal import play
+
+        return play(duo=args.duo, seed=args.seed, dealer=args.dealer)
+    from .server import serve
+
+    serve(args.host, args.port, args.workers, args.data_dir, args.public_url, args.redis_url)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
