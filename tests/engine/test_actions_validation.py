@@ -9,25 +9,57 @@ from helpers import RULE_RE, assert_unchanged, duo, load, player
 import engine
 
 # A phase-5 position where most action types are otherwise possible.
-USE = duo(phase="use", display=["BL", "FI"], al=["RU", 1], don=None,
-          p0=player(hand=["KI", "RU"], fields=(["PU", 2], None), coins=["BR"] * 5))
+USE = duo(
+    phase="use",
+    display=["BL", "FI"],
+    al=["RU", 1],
+    don=None,
+    p0=player(hand=["KI", "RU"], fields=(["PU", 2], None), coins=["BR"] * 5),
+)
 
 MALFORMED = [
-    None, "harvest", ["harvest", 0], 5, True, ("type", "end_phase"),
-    {}, {"type": "fly"}, {"type": 3}, {"type": None}, {"type": "HARVEST", "field": 0}, {"field": 0},
-    {"type": "harvest"}, {"type": "plant_display", "bean": "BL"}, {"type": "give_hand", "boss": "al"},
-    {"type": "give_display", "boss": "al"}, {"type": "pay"}, {"type": "give_hand", "index": 0},
-    {"type": "end_phase", "field": 0}, {"type": "harvest", "field": 0, "x": 1}, {"type": "buy_field", "seat": 0},
+    None,
+    "harvest",
+    ["harvest", 0],
+    5,
+    True,
+    ("type", "end_phase"),
+    {},
+    {"type": "fly"},
+    {"type": 3},
+    {"type": None},
+    {"type": "HARVEST", "field": 0},
+    {"field": 0},
+    {"type": "harvest"},
+    {"type": "plant_display", "bean": "BL"},
+    {"type": "give_hand", "boss": "al"},
+    {"type": "give_display", "boss": "al"},
+    {"type": "pay"},
+    {"type": "give_hand", "index": 0},
+    {"type": "end_phase", "field": 0},
+    {"type": "harvest", "field": 0, "x": 1},
+    {"type": "buy_field", "seat": 0},
     {"type": "discard_display", "bean": "BL", "field": 0},
-    {"type": "harvest", "field": "0"}, {"type": "harvest", "field": True}, {"type": "harvest", "field": False},
-    {"type": "harvest", "field": 0.5}, {"type": "harvest", "field": 1.0}, {"type": "harvest", "field": None},
+    {"type": "harvest", "field": "0"},
+    {"type": "harvest", "field": True},
+    {"type": "harvest", "field": False},
+    {"type": "harvest", "field": 0.5},
+    {"type": "harvest", "field": 1.0},
+    {"type": "harvest", "field": None},
     {"type": "harvest", "field": [0]},
-    {"type": "give_hand", "index": True, "boss": "al"}, {"type": "give_hand", "index": "0", "boss": "al"},
-    {"type": "discard_display", "bean": 1}, {"type": "give_display", "bean": "BL", "boss": ["al"]},
-    {"type": "harvest", "field": 3}, {"type": "harvest", "field": -1}, {"type": "plant_hand", "field": 7},
-    {"type": "plant_display", "bean": "XX", "field": 0}, {"type": "plant_display", "bean": "bl", "field": 0},
-    {"type": "give_display", "bean": "BL", "boss": "mafia"}, {"type": "give_display", "bean": "BL", "boss": "Al"},
-    {"type": "give_hand", "index": -1, "boss": "al"}, {"type": "pay", "field": -2},
+    {"type": "give_hand", "index": True, "boss": "al"},
+    {"type": "give_hand", "index": "0", "boss": "al"},
+    {"type": "discard_display", "bean": 1},
+    {"type": "give_display", "bean": "BL", "boss": ["al"]},
+    {"type": "harvest", "field": 3},
+    {"type": "harvest", "field": -1},
+    {"type": "plant_hand", "field": 7},
+    {"type": "plant_display", "bean": "XX", "field": 0},
+    {"type": "plant_display", "bean": "bl", "field": 0},
+    {"type": "give_display", "bean": "BL", "boss": "mafia"},
+    {"type": "give_display", "bean": "BL", "boss": "Al"},
+    {"type": "give_hand", "index": -1, "boss": "al"},
+    {"type": "pay", "field": -2},
 ]
 
 
@@ -64,7 +96,9 @@ ILLEGAL = [
 ]
 
 
-@pytest.mark.parametrize(("pos", "action", "rules"), ILLEGAL, ids=lambda x: repr(x) if len(repr(x)) < 60 else "")
+@pytest.mark.parametrize(
+    ("pos", "action", "rules"), ILLEGAL, ids=lambda x: repr(x) if len(repr(x)) < 60 else ""
+)
 def test_forbidden_action_raises_illegal_action_naming_a_rule(pos, action, rules):
     state = load(pos)
     assert action not in engine.legal_actions(state)

@@ -37,11 +37,30 @@ def test_r2_r3_beanometer_harvest_pays_thresholds_reached(bean, n):
     assert (ev["seat"], ev["field"], ev["bean"], ev["count"], ev["coins"]) == (0, 0, bean, n, expected)
 
 
-@pytest.mark.parametrize(("bean", "n", "expected"), [
-    ("BR", 1, 0), ("BR", 2, 0), ("BR", 3, 1), ("BR", 4, 1), ("BR", 5, 2), ("BR", 6, 2), ("BR", 7, 3),
-    ("BR", 8, 4), ("BR", 9, 4), ("KI", 4, 0), ("KI", 5, 1), ("KI", 8, 4), ("BL", 10, 4), ("BL", 9, 3),
-    ("FI", 9, 4), ("PU", 7, 4), ("FR", 7, 4), ("RU", 6, 4), ("RU", 13, 4),
-])
+@pytest.mark.parametrize(
+    ("bean", "n", "expected"),
+    [
+        ("BR", 1, 0),
+        ("BR", 2, 0),
+        ("BR", 3, 1),
+        ("BR", 4, 1),
+        ("BR", 5, 2),
+        ("BR", 6, 2),
+        ("BR", 7, 3),
+        ("BR", 8, 4),
+        ("BR", 9, 4),
+        ("KI", 4, 0),
+        ("KI", 5, 1),
+        ("KI", 8, 4),
+        ("BL", 10, 4),
+        ("BL", 9, 3),
+        ("FI", 9, 4),
+        ("PU", 7, 4),
+        ("FR", 7, 4),
+        ("RU", 6, 4),
+        ("RU", 13, 4),
+    ],
+)
 def test_r3_beanometer_table_and_cap_at_four(bean, n, expected):
     """R3: 0 below the first threshold, capped at 4 (incl. the rulebook's BR example)."""
     _, _, after = run(duo(p0=player(fields=([bean, n], None))), {"type": "harvest", "field": 0})

@@ -12,8 +12,15 @@ BOSSES = {"al": ["RU", 1], "don": ["BR", 1]}
 def test_r90_r91_last_card_drawn_in_phase_6_reshuffles_at_once():
     """R90/A15: the pile is used up when its last card is taken; R91/A14: the reshuffle is immediate and takes
     the discard and set-aside piles; the display, hands, fields, bosses and coins are untouched."""
-    pos = duo(phase="use", p0=player(hand=["FI"], fields=(["KI", 2], None), coins=["PU"]), deck=["BL", "FR"],
-              discard=["KI", "KI", "PU"], set_aside=["FI", "FI", "BL", "BL"], display=["FI"], **BOSSES)
+    pos = duo(
+        phase="use",
+        p0=player(hand=["FI"], fields=(["KI", 2], None), coins=["PU"]),
+        deck=["BL", "FR"],
+        discard=["KI", "KI", "PU"],
+        set_aside=["FI", "FI", "BL", "BL"],
+        display=["FI"],
+        **BOSSES,
+    )
     _, events, after = run(pos, END)
     assert after["exhaustions"] == 1
     assert after["players"][0]["hand"] == ["FI", "BL", "FR"]
@@ -38,7 +45,9 @@ def test_r91_second_exhaustion_starts_the_third_pass():
 
 def test_r91_reshuffle_order_comes_from_the_seed():
     """PROTOCOL §4: the seed drives every later shuffle: same position, same deck; another seed may differ."""
-    base = dict(phase="use", deck=["BL", "FR"], discard=["KI", "FI", "PU", "BR", "RU", "FR", "BL", "KI"], **BOSSES)
+    base = dict(
+        phase="use", deck=["BL", "FR"], discard=["KI", "FI", "PU", "BR", "RU", "FR", "BL", "KI"], **BOSSES
+    )
     decks = {tuple(run(duo(seed=s, **base), END)[2]["deck"]) for s in range(12)}
     assert len(decks) > 1
     assert run(duo(seed=5, **base), END)[2] == run(duo(seed=5, **base), END)[2]
@@ -72,7 +81,9 @@ def test_r92_r93_empty_reshuffle_during_the_reveal():
 
 def test_r93_third_exhaustion_in_phase_4_stops_the_reveal_then_phase_5_then_the_end():
     """R93/A16: stop turning up, do R76, play phase 5, then the game ends without phase 6."""
-    pos = duo(phase="plant", deck=["BL"], discard=["BL", "FI"], exhaustions=2, p1=player(hand=["KI"]), **BOSSES)
+    pos = duo(
+        phase="plant", deck=["BL"], discard=["BL", "FI"], exhaustions=2, p1=player(hand=["KI"]), **BOSSES
+    )
     state, _, after = run(pos, END)
     assert after["exhaustions"] == 3
     assert after["display"] == ["BL", "BL"]
@@ -124,11 +135,18 @@ def test_r94_third_exhaustion_in_phase_6_ends_at_once():
 
 
 def test_r95_nothing_happens_after_the_end():
-    pos = duo(phase="use", deck=["BL"], exhaustions=2, p0=player(hand=["KI", "FI"], coins=["PU"] * 5), **BOSSES)
+    pos = duo(
+        phase="use", deck=["BL"], exhaustions=2, p0=player(hand=["KI", "FI"], coins=["PU"] * 5), **BOSSES
+    )
     state, _, after = run(pos, END)
     assert engine.legal_actions(state) == []
-    for action in ({"type": "end_phase"}, {"type": "buy_field"}, {"type": "harvest", "field": 0},
-                   {"type": "give_hand", "index": 0, "boss": "al"}, {"type": "plant_hand", "field": 0}):
+    for action in (
+        {"type": "end_phase"},
+        {"type": "buy_field"},
+        {"type": "harvest", "field": 0},
+        {"type": "give_hand", "index": 0, "boss": "al"},
+        {"type": "plant_hand", "field": 0},
+    ):
         with pytest.raises(engine.IllegalAction) as info:
             engine.apply(state, action)
         assert "R95" in str(info.value) or "over" in str(info.value)

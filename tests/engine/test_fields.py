@@ -78,8 +78,9 @@ def test_r43_solo_player_cannot_buy_another_field():
 
 def test_r42_set_aside_coins_return_at_the_next_reshuffle():
     """R42/R91: the spent coins join the new draw pile at the reshuffle (here in phase 6)."""
-    pos = duo(phase="use", al=["RU", 1], don=["BR", 1], p0=player(coins=mixed(4)), deck=["BL", "BL"],
-              discard=["FR"])
+    pos = duo(
+        phase="use", al=["RU", 1], don=["BR", 1], p0=player(coins=mixed(4)), deck=["BL", "BL"], discard=["FR"]
+    )
     _, _, after = run(pos, BUY, {"type": "end_phase"})
     assert after["set_aside"] == []
     assert sorted(after["deck"]) == sorted(mixed(4) + ["FR"])

@@ -35,8 +35,12 @@ def test_r20_harvest_acts_on_the_active_players_fields_only():
 
 
 def test_r20_r95_no_harvest_once_the_game_is_over():
-    pos = duo(phase="over", p0=player(coins=["BL"]), exhaustions=3,
-              result={"scores": [1, 0], "mafia": 0, "winners": [0]})
+    pos = duo(
+        phase="over",
+        p0=player(coins=["BL"]),
+        exhaustions=3,
+        result={"scores": [1, 0], "mafia": 0, "winners": [0]},
+    )
     state = load(pos)
     assert engine.legal_actions(state) == []
     with pytest.raises(engine.IllegalAction):
@@ -52,7 +56,8 @@ def test_r21_harvest_moves_coins_to_the_stack_and_the_rest_onto_the_discard_pile
     assert me["coins"] == ["FI", "FI", "FI", "KI"]  # 8 FI = 3 coins, on top of the old coin
     assert after["discard"] == ["FI"] * 5 + ["PU", "RU"]
     assert of_type(events, "harvest") == [
-        {"type": "harvest", "seat": 0, "field": 0, "bean": "FI", "count": 8, "coins": 3}]
+        {"type": "harvest", "seat": 0, "field": 0, "bean": "FI", "count": 8, "coins": 3}
+    ]
 
 
 def test_r11_discard_pile_keeps_its_order_under_new_cards():
@@ -118,7 +123,13 @@ def test_r24_field_cards_are_never_given_in_phase_5():
     pos = duo(p0=player(hand=["KI"], fields=(["BL", 3], None)), phase="use", al=["BL", 1], don=["FI", 1])
     state = load(pos)
     for a in engine.legal_actions(state):
-        assert a["type"] in {"harvest", "buy_field", "give_hand", "give_display", "plant_display",
-                             "end_phase"}
+        assert a["type"] in {
+            "harvest",
+            "buy_field",
+            "give_hand",
+            "give_display",
+            "plant_display",
+            "end_phase",
+        }
     with pytest.raises(engine.IllegalAction):
         engine.apply(state, {"type": "pay", "field": 0})

@@ -41,8 +41,11 @@ def test_r15_player_field_may_share_a_type_with_a_boss():
 
 
 def test_r30_a_boss_is_a_field_that_grows():
-    _, events, after = run(duo(p0=player(hand=["BL", "BL"]), phase="use", al=["BL", 1], don=["FI", 1]),
-                           give(0, "al"), give(0, "al"))
+    _, events, after = run(
+        duo(p0=player(hand=["BL", "BL"]), phase="use", al=["BL", 1], don=["FI", 1]),
+        give(0, "al"),
+        give(0, "al"),
+    )
     assert after["bosses"]["al"] == ["BL", 3]  # 3 BL = 0 coins: no harvest
     assert [e["boss"] for e in of_type(events, "give")] == ["al", "al"]
 
@@ -68,9 +71,11 @@ def test_r32_a4_bundle_is_one_addition_and_the_check_is_at_least():
     assert after["discard"] == ["BL"] * 6 + ["KI"]
     assert after["display"] == []
     assert of_type(events, "give") == [
-        {"type": "give", "seat": 0, "source": "display", "bean": "BL", "count": 3, "boss": "al"}]
+        {"type": "give", "seat": 0, "source": "display", "bean": "BL", "count": 3, "boss": "al"}
+    ]
     assert of_type(events, "boss_harvest") == [
-        {"type": "boss_harvest", "boss": "al", "bean": "BL", "count": 10, "coins": 4}]
+        {"type": "boss_harvest", "boss": "al", "bean": "BL", "count": 10, "coins": 4}
+    ]
 
 
 def test_r32_check_in_phase_2_after_a_payment():
@@ -100,8 +105,14 @@ def test_r34_empty_boss_captures_nothing():
 
 
 def test_r35_treasury_is_one_total_for_all_bosses():
-    pos = solo(p0=player(hand=["RU", "BR", "FR"], fields=(None, None, None)), phase="use",
-               al=["RU", 4], don=["BR", 4], joe=["FR", 2], treasury=["KI"])
+    pos = solo(
+        p0=player(hand=["RU", "BR", "FR"], fields=(None, None, None)),
+        phase="use",
+        al=["RU", 4],
+        don=["BR", 4],
+        joe=["FR", 2],
+        treasury=["KI"],
+    )
     _, events, after = run(pos, give(0, "al"), give(0, "don"), give(0, "joe"))
     # 5 RU = 3 coins, 5 BR = 2 coins, 3 FR = 1 coin: all into one treasury pile, new cards on top
     assert sorted(after["treasury"]) == sorted(["RU"] * 3 + ["BR"] * 2 + ["FR", "KI"])

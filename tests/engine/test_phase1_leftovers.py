@@ -21,8 +21,13 @@ def test_r62_r85_leftovers_stay_for_the_opponents_phase_1():
 
 
 def test_r63_each_bundle_is_planted_or_discarded_whole():
-    pos = duo(phase="leftovers", display=["BL", "FI", "BL"], al=["RU", 1], don=["BR", 1],
-              p0=player(fields=(["KI", 2], None)))
+    pos = duo(
+        phase="leftovers",
+        display=["BL", "FI", "BL"],
+        al=["RU", 1],
+        don=["BR", 1],
+        p0=player(fields=(["KI", 2], None)),
+    )
     state = load(pos)
     legal = engine.legal_actions(state)
     assert {"type": "plant_display", "bean": "BL", "field": 1} in legal
@@ -35,26 +40,36 @@ def test_r63_each_bundle_is_planted_or_discarded_whole():
     assert after["phase"] == "leftovers"
 
 
-@pytest.mark.parametrize(("order", "top"), [
-    (["FI", "BL"], ["BL", "BL", "FI"]),
-    (["BL", "FI"], ["FI", "BL", "BL"]),
-])
+@pytest.mark.parametrize(
+    ("order", "top"),
+    [
+        (["FI", "BL"], ["BL", "BL", "FI"]),
+        (["BL", "FI"], ["FI", "BL", "BL"]),
+    ],
+)
 def test_r63_a20_player_chooses_the_discard_order(order, top):
     """R63/A20: the last bundle discarded is the new top of the discard pile."""
     pos = duo(phase="leftovers", display=["BL", "FI", "BL"], al=["RU", 1], don=["BR", 1], discard=["KI"])
     _, events, after = run(pos, *({"type": "discard_display", "bean": b} for b in order))
     assert after["discard"] == top + ["KI"]
-    assert [(e["bean"], e["count"]) for e in of_type(events, "discard")] == [(b, 2 if b == "BL" else 1)
-                                                                              for b in order]
+    assert [(e["bean"], e["count"]) for e in of_type(events, "discard")] == [
+        (b, 2 if b == "BL" else 1) for b in order
+    ]
 
 
 def test_r63_harvest_first_to_make_room():
-    pos = duo(phase="leftovers", display=["RU"], al=["BL", 1], don=["BR", 1],
-              p0=player(fields=(["KI", 3], ["FI", 2])))
+    pos = duo(
+        phase="leftovers",
+        display=["RU"],
+        al=["BL", 1],
+        don=["BR", 1],
+        p0=player(fields=(["KI", 3], ["FI", 2])),
+    )
     state = load(pos)
     assert not any(a["type"] == "plant_display" for a in engine.legal_actions(state))
-    _, _, after = run(state, {"type": "harvest", "field": 1},
-                      {"type": "plant_display", "bean": "RU", "field": 1})
+    _, _, after = run(
+        state, {"type": "harvest", "field": 1}, {"type": "plant_display", "bean": "RU", "field": 1}
+    )
     assert after["players"][0]["fields"] == [["KI", 3], ["RU", 1]]
 
 
@@ -73,8 +88,15 @@ def test_r64_leftovers_never_go_to_a_boss_and_phase_1_ends_when_empty():
 
 def test_r60_duo_turn_runs_leftovers_then_protection_then_plant():
     """R60: phases in order; a leftover bundle first, then the matched pair, then planting."""
-    pos = duo(phase="use", active=1, display=["KI"], al=["BL", 1], don=["BR", 1],
-              p0=player(hand=["FR"], fields=(["BL", 3], None)), deck=["PU", "FR", "FI"])
+    pos = duo(
+        phase="use",
+        active=1,
+        display=["KI"],
+        al=["BL", 1],
+        don=["BR", 1],
+        p0=player(hand=["FR"], fields=(["BL", 3], None)),
+        deck=["PU", "FR", "FI"],
+    )
     state, _, after = run(pos, END)
     assert (after["active"], after["phase"]) == (0, "leftovers")
     state, _, after = run(state, {"type": "discard_display", "bean": "KI"})

@@ -12,8 +12,9 @@ END = {"type": "end_phase"}
 
 def to_next_turn(p0_fields, **bosses):
     """Seat 1 ends its turn; seat 0 begins with the given fields and bosses."""
-    pos = duo(phase="use", active=1, p0=player(hand=["PU"], fields=p0_fields), deck=["PU", "FR", "KI"],
-              **bosses)
+    pos = duo(
+        phase="use", active=1, p0=player(hand=["PU"], fields=p0_fields), deck=["PU", "FR", "KI"], **bosses
+    )
     return run(pos, END)
 
 
@@ -71,13 +72,21 @@ def test_r67_a9_one_card_per_pair_and_every_pair_settled():
 
 
 def test_r67_no_hand_cards_unmatched_fields_or_end_phase_in_phase_2():
-    pos = duo(phase="protection", p0=player(hand=["BL", "KI"], fields=(["BL", 3], ["FI", 3])),
-              al=["BL", 1], don=["BR", 1])
+    pos = duo(
+        phase="protection",
+        p0=player(hand=["BL", "KI"], fields=(["BL", 3], ["FI", 3])),
+        al=["BL", 1],
+        don=["BR", 1],
+    )
     state = load(pos)
     types = {a["type"] for a in engine.legal_actions(state)}
     assert types <= {"pay", "harvest", "buy_field"}
-    for action in ({"type": "give_hand", "index": 0, "boss": "al"}, {"type": "pay", "field": 1}, END,
-                   {"type": "plant_hand", "field": 0}):
+    for action in (
+        {"type": "give_hand", "index": 0, "boss": "al"},
+        {"type": "pay", "field": 1},
+        END,
+        {"type": "plant_hand", "field": 0},
+    ):
         with pytest.raises(engine.IllegalAction):
             engine.apply(state, action)
 
@@ -93,8 +102,14 @@ def test_r67_r32_a_payment_can_trigger_the_boss_harvest():
 
 def test_r65_solo_phase_2_with_two_pairs():
     """R60/R65: a solo turn starts in phase 2 when pairs exist (no phase 1)."""
-    pos = solo(phase="use", p0=player(fields=(["BL", 2], ["FI", 2], ["KI", 5])), al=["BL", 1], don=["FI", 1],
-               joe=["PU", 1], deck=["BR", "FR", "RU"])
+    pos = solo(
+        phase="use",
+        p0=player(fields=(["BL", 2], ["FI", 2], ["KI", 5])),
+        al=["BL", 1],
+        don=["FI", 1],
+        joe=["PU", 1],
+        deck=["BR", "FR", "RU"],
+    )
     state, events, after = run(pos, END)
     assert (after["active"], after["phase"]) == (0, "protection")
     pays = {a["field"] for a in engine.legal_actions(state) if a["type"] == "pay"}

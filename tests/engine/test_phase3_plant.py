@@ -62,7 +62,8 @@ def test_r69_r70_plant_one_then_optionally_a_second():
         engine.apply(state, plant(1))
     assert "R70" in str(info.value)
     assert of_type(events, "plant") == [
-        {"type": "plant", "seat": 0, "source": "hand", "bean": "BL", "count": 1, "field": 0}]
+        {"type": "plant", "seat": 0, "source": "hand", "bean": "BL", "count": 1, "field": 0}
+    ]
 
 
 def test_r70_planting_stops_after_one_if_the_player_ends():
@@ -81,8 +82,12 @@ def test_r71_nothing_goes_to_the_mafia_in_phase_3():
 
 def test_r72_empty_hand_still_waits_and_a_harvest_feeds_r76():
     """R72: phase 3 rests with an empty hand; harvesting before the reveal sets the discard top for R76."""
-    pos = duo(p0=player(hand=[], fields=(["BL", 2], None)), al=["RU", 1], don=["BR", 1],
-              deck=["BL", "FI", "KI", "PU"])
+    pos = duo(
+        p0=player(hand=[], fields=(["BL", 2], None)),
+        al=["RU", 1],
+        don=["BR", 1],
+        deck=["BL", "FI", "KI", "PU"],
+    )
     state = load(pos)
     assert set(map(lambda a: a["type"], engine.legal_actions(state))) == {"harvest", "end_phase"}
     _, _, after = run(state, {"type": "harvest", "field": 0}, END)

@@ -47,7 +47,8 @@ def test_r74_r32_boss_emptied_by_its_harvest_captures_nothing_more():
     kinds = [e["type"] for e in events if e["type"] in {"reveal", "capture", "boss_harvest", "from_discard"}]
     assert kinds == ["capture", "boss_harvest", "reveal", "reveal", "reveal", "from_discard", "from_discard"]
     assert of_type(events, "boss_harvest") == [
-        {"type": "boss_harvest", "boss": "al", "bean": "RU", "count": 5, "coins": 3}]
+        {"type": "boss_harvest", "boss": "al", "bean": "RU", "count": 5, "coins": 3}
+    ]
 
 
 def test_r75_same_types_form_one_bundle():
@@ -61,12 +62,15 @@ def test_r75_same_types_form_one_bundle():
     assert after2["display"] == ["FI"]
 
 
-@pytest.mark.parametrize(("discard", "display", "rest"), [
-    (["FI", "FI", "BL", "FI"], ["FI", "KI", "PU", "FI", "FI"], ["BL", "FI"]),
-    (["KI", "FI", "PU"], ["FI", "KI", "PU", "KI", "FI", "PU"], []),
-    (["BL", "FI"], ["FI", "KI", "PU"], ["BL", "FI"]),
-    ([], ["FI", "KI", "PU"], []),
-])
+@pytest.mark.parametrize(
+    ("discard", "display", "rest"),
+    [
+        (["FI", "FI", "BL", "FI"], ["FI", "KI", "PU", "FI", "FI"], ["BL", "FI"]),
+        (["KI", "FI", "PU"], ["FI", "KI", "PU", "KI", "FI", "PU"], []),
+        (["BL", "FI"], ["FI", "KI", "PU"], ["BL", "FI"]),
+        ([], ["FI", "KI", "PU"], []),
+    ],
+)
 def test_r76_discard_top_joins_matching_bundles_while_it_matches(discard, display, rest):
     """R76/A7: after the reveal, the discard top moves onto a matching bundle, repeatedly."""
     events, after = reveal(al=["RU", 1], don=["BR", 1], deck=["FI", "KI", "PU", "FR"], discard=discard)
@@ -86,8 +90,13 @@ def test_r76_a8_discard_cards_never_go_to_a_boss():
 
 def test_r77_r91_draw_pile_runs_out_during_the_reveal():
     """R77/R90/R91: the pile runs out on the 2nd card; discard is reshuffled, the reveal goes on."""
-    events, after = reveal(al=["RU", 1], don=["BR", 1], deck=["BL", "FI"], discard=["KI", "PU", "FR"],
-                           set_aside=["BL", "BL", "BL", "BL"])
+    events, after = reveal(
+        al=["RU", 1],
+        don=["BR", 1],
+        deck=["BL", "FI"],
+        discard=["KI", "PU", "FR"],
+        set_aside=["BL", "BL", "BL", "BL"],
+    )
     assert after["exhaustions"] == 1
     assert after["display"][:2] == ["BL", "FI"]
     assert len(after["display"]) == 3
@@ -136,8 +145,9 @@ def test_r90a_capture_and_boss_harvest_resolve_before_the_reshuffle():
 
 
 def test_r74_solo_captures_with_three_bosses():
-    pos = solo(phase="plant", al=["RU", 1], don=["BR", 1], joe=["FR", 1],
-               deck=["FR", "BL", "RU", "FI", "KI", "PU"])
+    pos = solo(
+        phase="plant", al=["RU", 1], don=["BR", 1], joe=["FR", 1], deck=["FR", "BL", "RU", "FI", "KI", "PU"]
+    )
     _, events, after = run(pos, END)
     assert after["bosses"]["al"] == ["RU", 2]
     # joe: 2 FR = 0 coins, no harvest

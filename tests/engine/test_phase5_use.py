@@ -13,20 +13,31 @@ def give(index, boss):
 
 
 def test_r79_plant_give_or_leave_each_bundle():
-    pos = duo(phase="use", display=["BL", "FI", "BL", "KI"], al=None, don=["RU", 1],
-              p0=player(fields=(["BL", 1], None)))
-    state, events, after = run(pos, {"type": "plant_display", "bean": "BL", "field": 0},
-                               {"type": "give_display", "bean": "FI", "boss": "al"}, END)
+    pos = duo(
+        phase="use",
+        display=["BL", "FI", "BL", "KI"],
+        al=None,
+        don=["RU", 1],
+        p0=player(fields=(["BL", 1], None)),
+    )
+    state, events, after = run(
+        pos,
+        {"type": "plant_display", "bean": "BL", "field": 0},
+        {"type": "give_display", "bean": "FI", "boss": "al"},
+        END,
+    )
     assert after["players"][0]["fields"][0] == ["BL", 3]
     assert after["bosses"]["al"] == ["FI", 1]
     assert after["display"] == ["KI"]  # left for the opponent (R85)
     assert of_type(events, "plant") == [
-        {"type": "plant", "seat": 0, "source": "display", "bean": "BL", "count": 2, "field": 0}]
+        {"type": "plant", "seat": 0, "source": "display", "bean": "BL", "count": 2, "field": 0}
+    ]
 
 
 def test_r79_r13_r14_bundles_follow_the_placement_rules():
-    pos = duo(phase="use", display=["BL", "FI"], al=["KI", 1], don=None,
-              p0=player(fields=(["FI", 2], ["KI", 1])))
+    pos = duo(
+        phase="use", display=["BL", "FI"], al=["KI", 1], don=None, p0=player(fields=(["FI", 2], ["KI", 1]))
+    )
     state = load(pos)
     legal = engine.legal_actions(state)
     assert {"type": "plant_display", "bean": "FI", "field": 0} in legal
@@ -34,9 +45,11 @@ def test_r79_r13_r14_bundles_follow_the_placement_rules():
     assert {"type": "plant_display", "bean": "BL", "field": 1} not in legal
     assert {"type": "give_display", "bean": "BL", "boss": "al"} not in legal
     assert {"type": "give_display", "bean": "BL", "boss": "don"} in legal
-    for action in ({"type": "plant_display", "bean": "BL", "field": 0},
-                   {"type": "give_display", "bean": "BL", "boss": "al"},
-                   {"type": "plant_display", "bean": "PU", "field": 0}):
+    for action in (
+        {"type": "plant_display", "bean": "BL", "field": 0},
+        {"type": "give_display", "bean": "BL", "boss": "al"},
+        {"type": "plant_display", "bean": "PU", "field": 0},
+    ):
         with pytest.raises(engine.IllegalAction):
             engine.apply(state, action)
 
@@ -46,8 +59,15 @@ def test_r80_r81_gift_from_any_hand_position_keeps_the_order():
     _, events, after = run(pos, give(3, "al"), give(1, "al"))
     assert after["players"][0]["hand"] == ["BL", "FI"]
     assert after["bosses"]["al"] == ["KI", 3]
-    assert of_type(events, "give")[0] == {"type": "give", "seat": 0, "source": "hand", "bean": "KI",
-                                          "count": 1, "boss": "al", "index": 3}
+    assert of_type(events, "give")[0] == {
+        "type": "give",
+        "seat": 0,
+        "source": "hand",
+        "bean": "KI",
+        "count": 1,
+        "boss": "al",
+        "index": 3,
+    }
 
 
 def test_r80_hand_cards_are_not_planted_in_phase_5():
@@ -105,15 +125,22 @@ def test_r83_a10_player_picks_the_source():
 
 
 def test_r84_solo_display_must_be_emptied():
-    pos = solo(phase="use", al=["RU", 1], don=["BR", 1], joe=["FR", 1], display=["BL", "BL"],
-               p0=player(fields=(["KI", 2], ["FI", 2], ["PU", 2])))
+    pos = solo(
+        phase="use",
+        al=["RU", 1],
+        don=["BR", 1],
+        joe=["FR", 1],
+        display=["BL", "BL"],
+        p0=player(fields=(["KI", 2], ["FI", 2], ["PU", 2])),
+    )
     state = load(pos)
     assert END not in engine.legal_actions(state)
     with pytest.raises(engine.IllegalAction) as info:
         engine.apply(state, END)
     assert "R84" in str(info.value)
-    state, _, after = run(state, {"type": "harvest", "field": 1},
-                          {"type": "plant_display", "bean": "BL", "field": 1})
+    state, _, after = run(
+        state, {"type": "harvest", "field": 1}, {"type": "plant_display", "bean": "BL", "field": 1}
+    )
     assert after["display"] == []
     assert END in engine.legal_actions(state)
 

@@ -10,14 +10,21 @@ def test_r86_r10_draw_two_cards_to_the_back_of_the_hand():
     _, events, after = run(pos, END)
     assert after["players"][0]["hand"] == ["BL", "FI", "KI", "PU"]
     assert after["deck"] == ["FR"]
-    assert of_type(events, "draw") == [{"type": "draw", "seat": 0, "bean": "KI"},
-                                       {"type": "draw", "seat": 0, "bean": "PU"}]
+    assert of_type(events, "draw") == [
+        {"type": "draw", "seat": 0, "bean": "KI"},
+        {"type": "draw", "seat": 0, "bean": "PU"},
+    ]
 
 
 def test_r86_a18_solo_draws_two_as_well():
-    pos = solo(phase="use", al=["RU", 1], don=["BR", 1], joe=["FR", 1],
-               p0=player(hand=[], fields=(None,) * 3),
-               deck=["KI", "PU", "BL"])
+    pos = solo(
+        phase="use",
+        al=["RU", 1],
+        don=["BR", 1],
+        joe=["FR", 1],
+        p0=player(hand=[], fields=(None,) * 3),
+        deck=["KI", "PU", "BL"],
+    )
     _, events, after = run(pos, END)
     assert after["players"][0]["hand"] == ["KI", "PU"]
     assert len(of_type(events, "draw")) == 2

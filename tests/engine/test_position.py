@@ -9,27 +9,59 @@ from helpers import card_count, duo, player, solo
 import engine
 
 EXAMPLE = {  # the example of PROTOCOL.md §4
-    "format": 1, "mode": "duo", "phase": "use", "active": 0,
+    "format": 1,
+    "mode": "duo",
+    "phase": "use",
+    "active": 0,
     "players": [
         {"hand": ["BL", "FI"], "fields": [["BL", 4], None], "coins": ["BR", "BR"], "third_field": False},
         {"hand": ["RU"], "fields": [None, ["PU", 1]], "coins": [], "third_field": False},
     ],
     "bosses": {"al": ["FR", 2], "don": None},
-    "treasury": ["RU", "RU"], "display": ["PU", "PU", "RU"], "discard": ["BR", "KI"], "deck": ["FR", "BL", "FI"],
-    "set_aside": [], "exhaustions": 0, "planted": 0, "settled": [], "last_turn": False, "seed": 12345,
+    "treasury": ["RU", "RU"],
+    "display": ["PU", "PU", "RU"],
+    "discard": ["BR", "KI"],
+    "deck": ["FR", "BL", "FI"],
+    "set_aside": [],
+    "exhaustions": 0,
+    "planted": 0,
+    "settled": [],
+    "last_turn": False,
+    "seed": 12345,
     "result": None,
 }
 
 
-@pytest.mark.parametrize("pos", [
-    EXAMPLE,
-    duo(phase="protection", p0=player(fields=(["BL", 3], ["FI", 3])), al=["BL", 1], don=["FI", 1], settled=[0]),
-    duo(phase="plant", p0=player(hand=["BL", "KI"], fields=(["BL", 1], None)), planted=1, exhaustions=2),
-    duo(phase="use", last_turn=True, exhaustions=3, deck=[], p1=player(coins=["BL"] * 4, fields=(None,) * 3)),
-    duo(phase="over", exhaustions=3, deck=[], result={"scores": [1, 0], "mafia": 0, "winners": [0]},
-        p0=player(coins=["KI"])),
-    solo(phase="use", al=["RU", 2], don=None, joe=["BR", 1], display=["FI"]),
-], ids=["protocol-example", "protection", "plant", "last-turn", "over", "solo"])
+@pytest.mark.parametrize(
+    "pos",
+    [
+        EXAMPLE,
+        duo(
+            phase="protection",
+            p0=player(fields=(["BL", 3], ["FI", 3])),
+            al=["BL", 1],
+            don=["FI", 1],
+            settled=[0],
+        ),
+        duo(phase="plant", p0=player(hand=["BL", "KI"], fields=(["BL", 1], None)), planted=1, exhaustions=2),
+        duo(
+            phase="use",
+            last_turn=True,
+            exhaustions=3,
+            deck=[],
+            p1=player(coins=["BL"] * 4, fields=(None,) * 3),
+        ),
+        duo(
+            phase="over",
+            exhaustions=3,
+            deck=[],
+            result={"scores": [1, 0], "mafia": 0, "winners": [0]},
+            p0=player(coins=["KI"]),
+        ),
+        solo(phase="use", al=["RU", 2], don=None, joe=["BR", 1], display=["FI"]),
+    ],
+    ids=["protocol-example", "protection", "plant", "last-turn", "over", "solo"],
+)
 def test_position_is_taken_literally_and_round_trips(pos):
     state = engine.from_position(copy.deepcopy(pos))
     out = engine.to_position(state)
@@ -57,8 +89,14 @@ def test_from_position_does_not_keep_a_reference_to_its_input():
 
 def test_missing_keys_take_their_defaults():
     """PROTOCOL §4: missing keys default to empty lists, null fields, 0, false and a derived seed."""
-    small = {"mode": "duo", "phase": "plant", "active": 0,
-             "players": [{"hand": ["BL"]}, {}], "bosses": {"al": ["RU", 1]}, "deck": ["KI", "FI", "PU"]}
+    small = {
+        "mode": "duo",
+        "phase": "plant",
+        "active": 0,
+        "players": [{"hand": ["BL"]}, {}],
+        "bosses": {"al": ["RU", 1]},
+        "deck": ["KI", "FI", "PU"],
+    }
     pos = engine.to_position(engine.from_position(copy.deepcopy(small)))
     assert pos["players"][0]["hand"] == ["BL"]
     assert pos["players"][1]["fields"] == [None, None] and pos["players"][1]["coins"] == []

@@ -115,7 +115,11 @@ def test_engine_uses_no_global_randomness_clock_or_io():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in {"open", "print", "input"}:
                 bad.append(f"{path.name}:{node.lineno}: {node.func.id}()")
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "random"
-                    and node.attr not in {"Random"}):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "random"
+                and node.attr not in {"Random"}
+            ):
                 bad.append(f"{path.name}:{node.lineno}: random.{node.attr}")
     assert not bad, bad

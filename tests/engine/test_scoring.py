@@ -19,11 +19,16 @@ def last_turn(mode="duo", **kw):
 
 
 def test_r100_a22_final_harvest_of_every_field_and_boss():
-    """R100: all fields and bosses are harvested with R21/R3, ignoring R22 and the boss thresholds; the discard
+    """R100: all fields and bosses are harvested with R21/R3, ignoring R22 and boss thresholds; the discard
     order follows PROTOCOL §4 (seat 0's fields, seat 1's, then al, don)."""
-    pos = last_turn(p0=player(fields=(["BL", 1], ["FI", 3]), coins=["KI"], hand=["PU"]),
-                    p1=player(fields=(["RU", 6], None)), al=["BR", 2], don=["KI", 5], discard=["PU"],
-                    display=["FR"])
+    pos = last_turn(
+        p0=player(fields=(["BL", 1], ["FI", 3]), coins=["KI"], hand=["PU"]),
+        p1=player(fields=(["RU", 6], None)),
+        al=["BR", 2],
+        don=["KI", 5],
+        discard=["PU"],
+        display=["FR"],
+    )
     events, final = finish(pos)
     p0, p1 = final["players"]
     assert p0["fields"] == [None, None] and p1["fields"] == [None, None]
@@ -37,13 +42,17 @@ def test_r100_a22_final_harvest_of_every_field_and_boss():
     assert harvests == [(0, 0), (0, 1), (1, 0)]
     assert all(e.get("final") is True for e in of_type(events, "harvest"))
     assert [(e["boss"], e["coins"], e.get("final")) for e in of_type(events, "boss_harvest")] == [
-        ("al", 0, True), ("don", 1, True)]
+        ("al", 0, True),
+        ("don", 1, True),
+    ]
     assert final["result"] == {"scores": [2, 4], "mafia": 1, "winners": [1]}
     assert card_count(final) == card_count(pos)
 
 
 def test_r100_solo_final_harvest_includes_joe():
-    pos = last_turn("solo", p0=player(fields=(["RU", 3], None, ["FI", 1])), al=["BL", 4], don=None, joe=["FR", 3])
+    pos = last_turn(
+        "solo", p0=player(fields=(["RU", 3], None, ["FI", 1])), al=["BL", 4], don=None, joe=["FR", 3]
+    )
     events, final = finish(pos)
     assert [e["boss"] for e in of_type(events, "boss_harvest")] == ["al", "joe"]
     assert final["players"][0]["coins"] == ["RU"]
@@ -53,7 +62,9 @@ def test_r100_solo_final_harvest_includes_joe():
 
 def test_r101_spent_coins_are_gone():
     """R101: the score is the coin stack; coins spent on the third field count for nothing."""
-    pos = last_turn(p0=player(fields=(None, None, None), coins=mixed(2)), set_aside=mixed(4), treasury=mixed(1))
+    pos = last_turn(
+        p0=player(fields=(None, None, None), coins=mixed(2)), set_aside=mixed(4), treasury=mixed(1)
+    )
     _, final = finish(pos)
     assert final["result"]["scores"] == [2, 0]
     assert final["result"]["mafia"] == 1

@@ -19,11 +19,14 @@ def test_r50_duo_deal_alternates_starting_with_the_non_dealer(dealer):
     assert pos["players"][dealer]["hand"] == deck[1:10:2]
 
 
-@pytest.mark.parametrize(("seeding", "al", "don"), [
-    (["RU", "BL"], ["RU", 1], ["BL", 1]),
-    (["RU", "RU", "RU", "KI"], ["RU", 3], ["KI", 1]),
-    (["FR", "FR", "FR", "FR", "FR", "FR", "FR", "PU"], ["FR", 7], ["PU", 1]),
-])
+@pytest.mark.parametrize(
+    ("seeding", "al", "don"),
+    [
+        (["RU", "BL"], ["RU", 1], ["BL", 1]),
+        (["RU", "RU", "RU", "KI"], ["RU", 3], ["KI", 1]),
+        (["FR", "FR", "FR", "FR", "FR", "FR", "FR", "PU"], ["FR", 7], ["PU", 1]),
+    ],
+)
 def test_r50_duo_seeding_al_then_first_other_type_to_don(seeding, al, don):
     """R50.3: Al takes the first card and every further card of his type; the first other card goes to
     Don and seeding stops. R33/A5: no boss harvests during seeding (7 FR would be 4 coins)."""
@@ -32,7 +35,7 @@ def test_r50_duo_seeding_al_then_first_other_type_to_don(seeding, al, don):
     assert pos["bosses"]["al"] == al
     assert pos["bosses"]["don"] == don
     assert pos["bosses"].get("joe") is None
-    assert pos["deck"] == deck[10 + len(seeding):]
+    assert pos["deck"] == deck[10 + len(seeding) :]
     assert pos["treasury"] == [] and pos["discard"] == []
 
 
@@ -62,11 +65,14 @@ def test_r50_dealer_is_random_per_seed_but_deterministic():
         assert engine.to_position(engine.new_game("duo", s)) == engine.to_position(engine.new_game("duo", s))
 
 
-@pytest.mark.parametrize(("seeding", "al", "don", "joe"), [
-    (["BL", "KI", "FI"], ["BL", 1], ["KI", 1], ["FI", 1]),
-    (["BL", "BL", "KI", "BL", "KI", "FI"], ["BL", 3], ["KI", 2], ["FI", 1]),
-    (["RU", "RU", "RU", "RU", "RU", "RU", "PU", "RU", "PU", "BR"], ["RU", 7], ["PU", 2], ["BR", 1]),
-])
+@pytest.mark.parametrize(
+    ("seeding", "al", "don", "joe"),
+    [
+        (["BL", "KI", "FI"], ["BL", 1], ["KI", 1], ["FI", 1]),
+        (["BL", "BL", "KI", "BL", "KI", "FI"], ["BL", 3], ["KI", 2], ["FI", 1]),
+        (["RU", "RU", "RU", "RU", "RU", "RU", "PU", "RU", "PU", "BR"], ["RU", 7], ["PU", 2], ["BR", 1]),
+    ],
+)
 def test_r51_solo_setup_seeds_three_bosses(seeding, al, don, joe):
     """R51 (A23): seven cards to the player; a repeated type joins its boss, a new type goes to the first
     empty boss (Al, Don, Joe); seeding stops when Joe gets his first card. R33: no harvest at seeding."""
@@ -76,7 +82,7 @@ def test_r51_solo_setup_seeds_three_bosses(seeding, al, don, joe):
     assert len(pos["players"]) == 1
     assert pos["players"][0]["hand"] == hand
     assert pos["bosses"] == {"al": al, "don": don, "joe": joe}
-    assert pos["deck"] == deck[7 + len(seeding):]
+    assert pos["deck"] == deck[7 + len(seeding) :]
     assert pos["treasury"] == []
     assert pos["active"] == 0 and pos["phase"] == "plant"
 
@@ -95,16 +101,19 @@ def test_r6_duo_has_no_joe():
     assert pos["bosses"]["al"] is not None and pos["bosses"]["don"] is not None
 
 
-@pytest.mark.parametrize(("args", "kwargs"), [
-    (("trio", 1), {}),
-    (("duo", 1), {"dealer": 2}),
-    (("duo", 1), {"dealer": "0"}),
-    (("duo", 1), {"colour": "red"}),
-    (("duo", 1), {"deck": ["BL"] * 116}),
-    (("duo", 1), {"deck": full_deck([])[:-1]}),
-    (("duo", 1), {"deck": full_deck([]) + ["BL"]}),
-    (("solo", 1), {"deck": full_deck([])[:-1] + ["XX"]}),
-])
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        (("trio", 1), {}),
+        (("duo", 1), {"dealer": 2}),
+        (("duo", 1), {"dealer": "0"}),
+        (("duo", 1), {"colour": "red"}),
+        (("duo", 1), {"deck": ["BL"] * 116}),
+        (("duo", 1), {"deck": full_deck([])[:-1]}),
+        (("duo", 1), {"deck": full_deck([]) + ["BL"]}),
+        (("solo", 1), {"deck": full_deck([])[:-1] + ["XX"]}),
+    ],
+)
 def test_new_game_rejects_bad_arguments(args, kwargs):
     """PROTOCOL §5: an unknown mode or option, a bad dealer or a deck that is not the R1 cards."""
     with pytest.raises(engine.InvalidPosition) as info:

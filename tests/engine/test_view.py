@@ -7,10 +7,19 @@ from helpers import SEED, duo, load, of_type, player, run, solo
 
 import engine
 
-POS = duo(phase="use", active=0, display=["BL", "FI"], al=["RU", 2], don=["BR", 1], discard=["KI", "PU", "FR"],
-          deck=["FI", "KI", "PU", "FR", "BL"], set_aside=["BL", "BL", "KI", "KI"], treasury=["RU", "FR"],
-          p0=player(hand=["KI", "FR", "PU"], fields=(["BL", 4], None), coins=["BR", "BR"]),
-          p1=player(hand=["FI", "FI", "RU"], fields=(None, ["PU", 1], None), coins=["FR"], third_field=True))
+POS = duo(
+    phase="use",
+    active=0,
+    display=["BL", "FI"],
+    al=["RU", 2],
+    don=["BR", 1],
+    discard=["KI", "PU", "FR"],
+    deck=["FI", "KI", "PU", "FR", "BL"],
+    set_aside=["BL", "BL", "KI", "KI"],
+    treasury=["RU", "FR"],
+    p0=player(hand=["KI", "FR", "PU"], fields=(["BL", 4], None), coins=["BR", "BR"]),
+    p1=player(hand=["FI", "FI", "RU"], fields=(None, ["PU", 1], None), coins=["FR"], third_field=True),
+)
 
 
 def test_r17_view_shows_own_hand_and_counts_of_hidden_piles():
@@ -47,8 +56,15 @@ def _hidden_swapped(pos):
     other = [dict(p) for p in pos["players"]]
     other[1]["hand"] = ["BL", "RU", "KI"]
     other[0]["coins"] = ["KI", "FI"]
-    return {**pos, "players": other, "deck": pos["deck"][::-1], "seed": 4242, "treasury": ["BL", "KI"],
-            "set_aside": ["FI", "FI", "PU", "RU"], "discard": ["KI", "BL", "BL"]}
+    return {
+        **pos,
+        "players": other,
+        "deck": pos["deck"][::-1],
+        "seed": 4242,
+        "treasury": ["BL", "KI"],
+        "set_aside": ["FI", "FI", "PU", "RU"],
+        "discard": ["KI", "BL", "BL"],
+    }
 
 
 @pytest.mark.parametrize("seat", [0, None])
@@ -95,4 +111,6 @@ def test_r17_solo_table_view_hides_the_hand():
     state = load(solo(p0=player(hand=["KI"], fields=(None, None, None))))
     assert engine.view(state, None)["players"][0]["hand"] is None
     assert engine.view(state, 0)["players"][0]["hand"] == ["KI"]
-    assert engine.redact_events([{"type": "draw", "seat": 0, "bean": "KI"}], None) == [{"type": "draw", "seat": 0}]
+    assert engine.redact_events([{"type": "draw", "seat": 0, "bean": "KI"}], None) == [
+        {"type": "draw", "seat": 0}
+    ]
