@@ -63,15 +63,20 @@ def parse(action) -> tuple:
     return (t, _check(params[0], action[params[0]]), _check(params[1], action[params[1]]))
 
 
-_DICTS: dict[tuple, dict] = {}
+class _Templates(dict):
+    """key -> action dict, built on first use. Never handed out: callers get copies (to_dict)."""
+
+    def __missing__(self, key: tuple) -> dict:
+        d = {"type": key[0]}
+        for name, v in zip(PARAMS[key[0]], key[1:], strict=True):
+            d[name] = v
+        self[key] = d
+        return d
+
+
+TEMPLATES = _Templates()
 
 
 def to_dict(key: tuple) -> dict:
     """Return a fresh action dict for a key (canonical key order: type, then PARAMS)."""
-    d = _DICTS.get(key)
-    if d is None:
-        d = {"type": key[0]}
-        for name, v in zip(PARAMS[key[0]], key[1:], strict=True):
-            d[name] = v
-        _DICTS[key] = d
-    return d.copy()
+    return TEMPLATES[key].copy()

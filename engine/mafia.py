@@ -12,8 +12,8 @@ def add_to_boss(s, i: int, bean: str, n: int, events: list) -> None:
     size = (b[1] if b is not None else 0) + n
     c = coins(bean, size)
     if c >= THRESHOLD[i]:
-        s.treasury.extend([bean] * c)
-        s.discard.extend([bean] * (size - c))
+        s.treasury = s.treasury + [bean] * c  # piles are shared between states: replace, never extend
+        s.discard = s.discard + [bean] * (size - c)
         s.bosses[i] = None
         events.append({"type": "boss_harvest", "boss": BOSSES[i], "bean": bean, "count": size, "coins": c})
     else:
@@ -27,8 +27,8 @@ def final_harvest(s, i: int, events: list) -> None:
         return
     bean, size = b
     c = coins(bean, size)
-    s.treasury.extend([bean] * c)
-    s.discard.extend([bean] * (size - c))
+    s.treasury = s.treasury + [bean] * c
+    s.discard = s.discard + [bean] * (size - c)
     s.bosses[i] = None
     events.append({"type": "boss_harvest", "boss": BOSSES[i], "bean": bean, "count": size, "coins": c,
                    "final": True})

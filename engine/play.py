@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 from . import rules
-from .actions import parse, to_dict
+from .actions import TEMPLATES, parse
 from .cards import BOSSES, THIRD_FIELD_COST, coins
 from .errors import IllegalAction
 from .mafia import add_to_boss, final_harvest
@@ -17,16 +17,18 @@ from .rules import BOSS_INDEX
 
 
 def _legal(s) -> dict:
-    # Memoised per state: states never change once returned, and bots call legal_actions then apply.
+    """Return {key: action template} of the legal actions, memoised on the state: states never change
+    once returned, and players call legal_actions and then apply on the same state."""
     m = s._legal
     if m is None:
-        m = s._legal = dict.fromkeys(rules.legal_keys(s))
+        t = TEMPLATES
+        m = s._legal = {k: t[k] for k in rules.legal_keys(s)}
     return m
 
 
 def legal_actions(s) -> list[dict]:
     """Return every legal action of the active seat as fresh action dicts, in a stable order."""
-    return [to_dict(k) for k in _legal(s)]
+    return [d.copy() for d in _legal(s).values()]
 
 
 def apply(s, action) -> tuple:
@@ -50,9 +52,9 @@ def _harvest_field(s, seat: int, i: int, events: list, final: bool = False) -> N
     """R21: coins(t, n) cards to the coin stack, the rest onto the discard pile, the field empty."""
     bean, n = s.fields[seat][i]
     c = coins(bean, n)
-    s.coins[seat].extend([bean] * c)
-    s.discard.extend([bean] * (n - c))
-    s.fields[seat][i] = None
+    s.own_seat("coins", seat).extend([bean] * c)
+    s.discard = s.discard + [bean] * (n - c)
+    s.own_seat("fields", seat)[i] = None
     e = {"type": "harvest", "seat": seat, "field": i, "bean": bean, "count": n, "coins": c}
     if final:
         e["final"] = True
@@ -65,7 +67,7 @@ def _do_harvest(s, key, events):
         settles = i in rules.open_pairs(s)  # R66b: harvesting a matched field settles its pair
         _harvest_field(s, s.active, i, events)
         if settles:
-            s.settled.append(i)
+            s.settled = s.settled + [i]
         _after_protection_step(s, events)
     else:
         _harvest_field(s, s.active, i, events)
@@ -73,18 +75,21 @@ def _do_harvest(s, key, events):
 
 def _do_buy(s, key, events):
     a = s.active
-    moved = s.coins[a][-THIRD_FIELD_COST:]
-    del s.coins[a][-THIRD_FIELD_COST:]
-    s.set_aside.extend(moved)  # R42: kept aside until the next reshuffle
+    coins_ = s.own_seat("coins", a)
+    moved = coins_[-THIRD_FIELD_COST:]
+    del coins_[-THIRD_FIELD_COST:]
+    s.set_aside = s.set_aside + moved  # R42: kept aside until the next reshuffle
+    s.third = s.third[:]
     s.third[a] = True
-    s.fields[a].append(None)
+    s.own_seat("fields", a).append(None)
     events.append({"type": "buy_field", "seat": a, "field": len(s.fields[a]) - 1})
 
 
 def _plant(s, bean: str, n: int, i: int, source: str, events: list) -> None:
     a = s.active
-    f = s.fields[a][i]
-    s.fields[a][i] = (bean, (f[1] if f else 0) + n)
+    fields = s.own_seat("fields", a)
+    f = fields[i]
+    fields[i] = (bean, (f[1] if f else 0) + n)
     events.append({"type": "plant", "seat": a, "source": source, "bean": bean, "count": n, "field": i})
 
 
@@ -96,7 +101,7 @@ def _take_bundle(s, bean: str) -> int:
 
 
 def _do_plant_hand(s, key, events):
-    bean = s.hands[s.active].pop(0)
+    bean = s.own_seat("hands", s.active).pop(0)
     s.planted += 1
     _plant(s, bean, 1, key[1], "hand", events)
 
@@ -111,7 +116,7 @@ def _do_plant_display(s, key, events):
 def _do_discard_display(s, key, events):
     bean = key[1]
     n = _take_bundle(s, bean)
-    s.discard.extend([bean] * n)
+    s.discard = s.discard + [bean] * n
     events.append({"type": "discard", "seat": s.active, "bean": bean, "count": n})
     if not s.display:
         _begin_protection(s, events)
@@ -127,7 +132,7 @@ def _do_give_display(s, key, events):
 
 def _do_give_hand(s, key, events):
     index, boss = key[1], key[2]
-    bean = s.hands[s.active].pop(index)  # R81: the other cards keep their order
+    bean = s.own_seat("hands", s.active).pop(index)  # R81: the other cards keep their order
     events.append({"type": "give", "seat": s.active, "source": "hand", "bean": bean, "count": 1,
                    "boss": boss, "index": index})
     add_to_boss(s, BOSS_INDEX[boss], bean, 1, events)
@@ -135,10 +140,11 @@ def _do_give_hand(s, key, events):
 
 def _do_pay(s, key, events):
     a, i = s.active, key[1]
-    bean, n = s.fields[a][i]
-    s.fields[a][i] = (bean, n - 1) if n > 1 else None
+    fields = s.own_seat("fields", a)
+    bean, n = fields[i]
+    fields[i] = (bean, n - 1) if n > 1 else None
     boss = rules.boss_holding(s.bosses, bean)
-    s.settled.append(i)
+    s.settled = s.settled + [i]
     events.append({"type": "pay", "seat": a, "field": i, "boss": BOSSES[boss], "bean": bean})
     add_to_boss(s, boss, bean, 1, events)  # R67: then R32
     _after_protection_step(s, events)
@@ -209,6 +215,8 @@ def _reveal(s, events: list) -> None:
     """Phase 4 (R73-R77, R90a, R93), then rest in phase 5."""
     stayed = 0
     bosses = s.bosses
+    s.deck = s.deck[:]  # own copies: the loop pops and appends in place
+    s.display = s.display[:]
     while stayed < 3:
         if not s.deck and _exhaust(s, events):  # only for hand-made positions with an empty deck
             s.last_turn = True
@@ -227,6 +235,8 @@ def _reveal(s, events: list) -> None:
             break
     # R76: the discard pile feeds matching bundles, never a boss.
     types = set(s.display)
+    if s.discard and s.discard[-1] in types:
+        s.discard = s.discard[:]
     while s.discard and s.discard[-1] in types:
         bean = s.discard.pop()
         s.display.append(bean)
@@ -241,12 +251,14 @@ def _end_turn(s, events: list) -> None:
         _game_over(s, events)
         return
     a = s.active
+    s.deck = s.deck[:]
+    hand = s.own_seat("hands", a)
     for _ in range(2):
         if not s.deck and _exhaust(s, events):
             _game_over(s, events)
             return
         bean = s.deck.pop()
-        s.hands[a].append(bean)
+        hand.append(bean)
         events.append({"type": "draw", "seat": a, "bean": bean})
         if not s.deck and _exhaust(s, events):
             _game_over(s, events)  # R94: the game ends at once, the rest of the draw is skipped

@@ -84,38 +84,89 @@ def can_buy(s) -> bool:
 
 
 def legal_keys(s) -> list[tuple]:
-    """Return the keys of every legal action of the active seat, in a stable order."""
+    """Return the keys of every legal action of the active seat, in a stable order.
+
+    Written flat on purpose: bots call this thousands of times per decision (issue 2 benchmark).
+    """
     phase = s.phase
     if phase == "over":
         return []
     a = s.active
     fields = s.fields[a]
+    own = {}  # bean -> the field growing it (R13: at most one)
+    empty = []
+    big = 0
+    for i, f in enumerate(fields):
+        if f is None:
+            empty.append(i)
+        else:
+            own[f[0]] = i
+            if f[1] >= 2:
+                big += 1
     keys: list[tuple] = []
-    if phase == "plant":
+    if phase == "use":
+        held = {}  # bean -> the boss growing it (R14: at most one)
+        idle = []
+        for i, b in enumerate(s.bosses):
+            if b is None:
+                idle.append(BOSSES[i])
+            else:
+                held[b[0]] = BOSSES[i]
+        seen = set()
+        for b in s.display:
+            if b in seen:
+                continue
+            seen.add(b)
+            i = own.get(b)
+            if i is None:
+                keys += [("plant_display", b, j) for j in empty]
+            else:
+                keys.append(("plant_display", b, i))
+            h = held.get(b)
+            if h is None:
+                keys += [("give_display", b, j) for j in idle]
+            else:
+                keys.append(("give_display", b, h))
+        for j, c in enumerate(s.hands[a]):
+            h = held.get(c)
+            if h is None:
+                keys += [("give_hand", j, k) for k in idle]
+            else:
+                keys.append(("give_hand", j, h))
+    elif phase == "plant":
         hand = s.hands[a]
         if hand and s.planted < 2:
-            keys += [("plant_hand", i) for i in fields_for(fields, hand[0])]
-    elif phase == "use":
-        bosses = s.bosses
-        for b in bundles(s.display):
-            keys += [("plant_display", b, i) for i in fields_for(fields, b)]
-            keys += [("give_display", b, BOSSES[i]) for i in bosses_for(bosses, b)]
-        for j, c in enumerate(s.hands[a]):
-            keys += [("give_hand", j, BOSSES[i]) for i in bosses_for(bosses, c)]
+            i = own.get(hand[0])
+            if i is None:
+                keys += [("plant_hand", j) for j in empty]
+            else:
+                keys.append(("plant_hand", i))
     elif phase == "protection":
         keys += [("pay", i) for i in open_pairs(s)]
     elif phase == "leftovers":
         for b in bundles(s.display):
-            keys += [("plant_display", b, i) for i in fields_for(fields, b)]
+            i = own.get(b)
+            if i is None:
+                keys += [("plant_display", b, j) for j in empty]
+            else:
+                keys.append(("plant_display", b, i))
             keys.append(("discard_display", b))
-    keys += [("harvest", i) for i in harvestable(fields)]
-    if can_buy(s):
+    # R20-R23: any non-empty field, except a single card while another field holds two or more.
+    for i, f in enumerate(fields):
+        if f is not None and (f[1] >= 2 or not big):
+            keys.append(("harvest", i))
+    if not s.third[a] and len(s.coins[a]) >= THIRD_FIELD_COST:  # R40, R41, R43
         keys.append(("buy_field",))
     if phase == "plant":
-        if s.planted or not s.hands[a]:
+        if s.planted or not s.hands[a]:  # R69
             keys.append(("end_phase",))
-    elif phase == "use" and not (s.mode == "solo" and s.display) and not boss_must_be_fed(s):
-        keys.append(("end_phase",))  # R83, R84
+    elif phase == "use":
+        # R83: no boss may stay empty while a bundle or hand card could legally go to it; R84 (solo):
+        # the display must be empty.
+        hungry = idle and (any(c not in held for c in s.display)
+                           or any(c not in held for c in s.hands[a]))
+        if not hungry and not (s.mode == "solo" and s.display):
+            keys.append(("end_phase",))
     return keys
 
 

@@ -30,29 +30,42 @@ class State:
     __slots__ = _SLOTS + ("_legal",)
 
     def copy(self) -> State:
-        """Return an independent copy (all lists copied; tuples and strings are shared)."""
+        """Return a copy that shares every list with this state (copy-on-write).
+
+        Transitions never change a shared list in place: they replace it (`s.discard = s.discard + x`)
+        or take their own copy first (`own_seat`, `s.deck = s.deck[:]`). The bosses list, changed by
+        most Mafia steps, is copied here. Tuples and strings are immutable and shared.
+        """
         n = State.__new__(State)
         n.mode = self.mode
         n.phase = self.phase
         n.active = self.active
-        n.hands = [h[:] for h in self.hands]
-        n.fields = [f[:] for f in self.fields]
-        n.coins = [c[:] for c in self.coins]
-        n.third = self.third[:]
+        n.hands = self.hands
+        n.fields = self.fields
+        n.coins = self.coins
+        n.third = self.third
         n.bosses = self.bosses[:]
-        n.treasury = self.treasury[:]
-        n.display = self.display[:]
-        n.discard = self.discard[:]
-        n.deck = self.deck[:]
-        n.set_aside = self.set_aside[:]
+        n.treasury = self.treasury
+        n.display = self.display
+        n.discard = self.discard
+        n.deck = self.deck
+        n.set_aside = self.set_aside
         n.exhaustions = self.exhaustions
         n.planted = self.planted
-        n.settled = self.settled[:]
+        n.settled = self.settled
         n.last_turn = self.last_turn
         n.seed = self.seed
         n.result = self.result
         n._legal = None
         return n
+
+    def own_seat(self, name: str, seat: int) -> list:
+        """Give this state its own copy of the per-seat list `name` (hands, fields, coins) of `seat`
+        and return it, ready to be changed in place."""
+        outer = getattr(self, name)[:]
+        inner = outer[seat] = outer[seat][:]
+        setattr(self, name, outer)
+        return inner
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
