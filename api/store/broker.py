@@ -13,6 +13,8 @@ import queue
 import threading
 from collections.abc import Callable
 
+from .base import StoreUnavailable
+
 log = logging.getLogger(__name__)
 
 Callback = Callable[[str, int], None]
@@ -36,11 +38,11 @@ class LocalBroker:
         """Register `callback`; return a function that cancels it (idempotent).
 
         Starts the dispatcher thread on first use, so a store nobody listens to owns no thread.
-        Raises RuntimeError when the broker was closed.
+        Raises StoreUnavailable when the broker (its store) was closed.
         """
         with self._lock:
             if self._closed:
-                raise RuntimeError("broker is closed")
+                raise StoreUnavailable("store is closed")
             token = self._next_id
             self._next_id += 1
             self._callbacks[token] = callback

@@ -65,7 +65,9 @@ class SqliteStore(GameStore):
         self._clock = clock
         self._local = threading.local()
         self._conns_lock = threading.Lock()
-        self._conns: list[sqlite3.Connection] = []
+        # Every open connection by the thread that owns it, so close() can close them all and dead
+        # threads' connections can be reclaimed (werkzeug's threaded server starts a thread per request).
+        self._conns: dict[threading.Thread, sqlite3.Connection] = {}
         self._closed = False
         self._next_sweep = 0.0
         self._broker = LocalBroker("sqlite-store-broker")
@@ -245,8 +247,8 @@ class SqliteStore(GameStore):
         self._broker.close()
         with self._conns_lock:
             self._closed = True
-            conns, self._conns = self._conns, []
-        for conn in conns:
+            conns, self._conns = self._conns, {}
+        for conn in conns.values():
             conn.close()
 
     # -- internals ---------------------------------------------------------------------------------
@@ -259,6 +261,8 @@ class SqliteStore(GameStore):
         with self._conns_lock:
             if self._closed:
                 raise StoreUnavailable("store is closed")
+            for thread in [t for t in self._conns if not t.is_alive()]:
+                self._conns.pop(thread).close()  # its thread is gone, so nobody else uses it
             # isolation_level=None: we issue BEGIN/COMMIT ourselves. check_same_thread=False only so
             # close() may close connections of other threads; each is otherwise used by its own thread.
             conn = sqlite3.connect(
@@ -266,7 +270,7 @@ class SqliteStore(GameStore):
             )
             conn.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA synchronous=NORMAL")
-            self._conns.append(conn)
+            self._conns[threading.current_thread()] = conn
         self._local.conn = conn
         return conn
 

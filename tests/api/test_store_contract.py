@@ -338,6 +338,21 @@ def test_sqlite_closed_store_is_unavailable(tmp_path) -> None:
     assert store.ping() is False
 
 
+def test_sqlite_reclaims_connections_of_finished_threads(tmp_path) -> None:
+    from api.store.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "games.db")
+    try:
+        for _ in range(20):  # one short-lived thread per request, as werkzeug's threaded server does
+            worker = threading.Thread(target=store.load, args=("x",))
+            worker.start()
+            worker.join()
+        store.load("x")
+        assert len(store._conns) <= 2  # this thread's, and at most the last worker's
+    finally:
+        store.close()
+
+
 # -- Redis only ------------------------------------------------------------------------------------
 
 
