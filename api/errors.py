@@ -82,9 +82,8 @@ def _from_http_exception(error) -> ApiError:
             extra["errors"] = errors
             if isinstance(errors, list) and errors:  # webargs: ["Invalid JSON body."]
                 error.description = " ".join(map(str, errors))
-            # A malformed `action` alone is the engine's `invalid_action` (PROTOCOL §3), not a bad request.
-            if isinstance(errors, dict) and set(errors) == {"action"}:
-                code = "invalid_action"
+            elif isinstance(errors, dict):
+                error.description = "Invalid request: see errors (" + ", ".join(map(str, errors)) + ")."
     else:
         code = "internal_error"
     headers = {}

@@ -40,7 +40,9 @@ class JoinSchema(StrictSchema):
 
 
 class ActionRequestSchema(StrictSchema):
-    action = fields.Dict(required=True, metadata={
+    # Any JSON value: whether it is a well-formed action is the engine's call (400 invalid_action, §3).
+    action = fields.Raw(required=True, allow_none=True, metadata={
+        "type": "object",
         "description": "An action of PROTOCOL §3, e.g. {\"type\": \"plant_hand\", \"field\": 0}.",
         "examples": [{"type": "end_phase"}]})
     version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**53),

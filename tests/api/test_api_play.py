@@ -1,0 +1,55 @@
+"""(a) Complete games through HTTP only, on every store: versions rise by one, secrets stay hidden."""
+# ruff: noqa: F811 - pytest fixtures imported from fixtures_api are redefined as parameters
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.fixtures_api import API, api_store, bearer, client, new_game, play_out, stored  # noqa: F401
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_solo_game_played_to_the_end(client, api_store, seed):
+    game = new_game(client, "solo")
+    steps = play_out(game, api_store, seed=seed)
+    assert steps > 50
+    final = game.get(0).get_json()
+    assert final["version"] == 1 + steps
+    assert final["view"]["phase"] == "over"
+    assert final["view"]["result"]["winners"]
+
+
+def test_duo_game_played_to_the_end_with_two_tokens(client, api_store):
+    game = new_game(client, "duo")
+    assert game.version == 2  # created, then joined
+    steps = play_out(game, api_store, seed=3)
+    final = game.get(1).get_json()
+    assert final["version"] == 2 + steps
+    assert final["view"]["result"] is not None
+    # A finished game is kept a week, not a month.
+    version, _ = stored(api_store, game.id)
+    assert version == final["version"]
+
+
+def test_event_log_replays_the_game_for_each_seat(client, api_store):
+    game = new_game(client, "duo")
+    play_out(game, api_store, seed=4, max_steps=5000)
+    for seat in (0, 1, None):
+        headers = bearer(game.tokens[seat]) if seat is not None else {}
+        log = client.get(f"{API}/games/{game.id}/events?since=0", headers=headers).get_json()
+        versions = [entry["version"] for entry in log["log"]]
+        assert versions == list(range(2, game.version + 1))
+        assert log["log"][0]["events"] == [{"type": "seat_joined", "seat": 1}]
+        for entry in log["log"]:
+            for event in entry["events"]:
+                if event["type"] == "draw" and event["seat"] != seat:
+                    assert set(event) == {"type", "seat"}
+        since = game.version - 3
+        later = client.get(f"{API}/games/{game.id}/events?since={since}", headers=headers).get_json()
+        assert [e["version"] for e in later["log"]] == [game.version - 2, game.version - 1, game.version]
+
+
+def test_stored_document_is_compact(client, api_store):
+    game = new_game(client, "duo")
+    _, raw = api_store.load(game.id)
+    assert len(raw.encode()) <= 2048
