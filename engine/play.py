@@ -9,26 +9,24 @@ from __future__ import annotations
 import random
 
 from . import rules
-from .actions import TEMPLATES, parse
+from .actions import BOSS_INDEX, KEYS, TEMPLATES, decode, parse
 from .cards import BOSSES, THIRD_FIELD_COST, coins
 from .errors import IllegalAction
 from .mafia import add_to_boss, final_harvest
-from .rules import BOSS_INDEX
 
 
 def _legal(s) -> dict:
-    """Return {key: action template} of the legal actions, memoised on the state: states never change
+    """Return {code: None} of the legal actions (ordered), memoised on the state: states never change
     once returned, and players call legal_actions and then apply on the same state."""
     m = s._legal
     if m is None:
-        t = TEMPLATES
-        m = s._legal = {k: t[k] for k in rules.legal_keys(s)}
+        m = s._legal = dict.fromkeys(rules.legal_codes(s))
     return m
 
 
 def legal_actions(s) -> list[dict]:
     """Return every legal action of the active seat as fresh action dicts, in a stable order."""
-    return [d.copy() for d in _legal(s).values()]
+    return list(map(dict.copy, map(TEMPLATES.__getitem__, _legal(s))))
 
 
 def apply(s, action) -> tuple:
@@ -37,9 +35,10 @@ def apply(s, action) -> tuple:
     Never mutates `s`. Raises InvalidAction for a malformed action and IllegalAction (message naming
     the rule) for one the rules forbid now; neither changes anything.
     """
-    key = parse(action)
-    if key not in _legal(s):
-        raise IllegalAction(rules.explain(s, key))
+    code = parse(action)
+    if code not in _legal(s):
+        raise IllegalAction(rules.explain(s, decode(code)))
+    key = KEYS[code]
     n = s.copy()
     events: list[dict] = []
     _DO[key[0]](n, key, events)

@@ -1,14 +1,25 @@
 """The one rulebook: which actions the active seat may take now (DESIGN.md §3.3).
 
-`legal_keys` is the only source of legality: apply accepts exactly these keys. `explain` only words the
-refusal of a key that is not listed, naming the rule that forbids it.
+`legal_codes` is the only source of legality: apply accepts exactly these actions. `explain` only words
+the refusal of an action that is not listed, naming the rule that forbids it.
 """
 
 from __future__ import annotations
 
-from .cards import BOSSES, THIRD_FIELD_COST
-
-BOSS_INDEX = {b: i for i, b in enumerate(BOSSES)}
+from .actions import (
+    BEAN_INDEX,
+    BOSS_INDEX,
+    BUY,
+    DISCARD,
+    END,
+    GIVE_DISPLAY,
+    GIVE_HAND,
+    HARVEST,
+    PAY,
+    PLANT_DISPLAY,
+    PLANT_HAND,
+)
+from .cards import THIRD_FIELD_COST
 
 
 def fields_for(fields: list, bean: str) -> list[int]:
@@ -83,8 +94,8 @@ def can_buy(s) -> bool:
     return not s.third[a] and len(s.coins[a]) >= THIRD_FIELD_COST
 
 
-def legal_keys(s) -> list[tuple]:
-    """Return the keys of every legal action of the active seat, in a stable order.
+def legal_codes(s) -> list[int]:
+    """Return the codes (actions.py) of every legal action of the active seat, in a stable order.
 
     Written flat on purpose: bots call this thousands of times per decision (issue 2 benchmark).
     """
@@ -103,71 +114,80 @@ def legal_keys(s) -> list[tuple]:
             own[f[0]] = i
             if f[1] >= 2:
                 big += 1
-    keys: list[tuple] = []
+    codes: list[int] = []
+    add = codes.append
     if phase == "use":
         held = {}  # bean -> the boss growing it (R14: at most one)
         idle = []
-        for i, b in enumerate(s.bosses):
+        for k, b in enumerate(s.bosses):
             if b is None:
-                idle.append(BOSSES[i])
+                idle.append(k)
             else:
-                held[b[0]] = BOSSES[i]
+                held[b[0]] = k
         seen = set()
         for b in s.display:
             if b in seen:
                 continue
             seen.add(b)
+            base = 3 * BEAN_INDEX[b]
             i = own.get(b)
             if i is None:
-                keys += [("plant_display", b, j) for j in empty]
+                for j in empty:
+                    add(PLANT_DISPLAY + base + j)
             else:
-                keys.append(("plant_display", b, i))
-            h = held.get(b)
-            if h is None:
-                keys += [("give_display", b, j) for j in idle]
+                add(PLANT_DISPLAY + base + i)
+            k = held.get(b)
+            if k is None:
+                for k in idle:
+                    add(GIVE_DISPLAY + base + k)
             else:
-                keys.append(("give_display", b, h))
+                add(GIVE_DISPLAY + base + k)
         for j, c in enumerate(s.hands[a]):
-            h = held.get(c)
-            if h is None:
-                keys += [("give_hand", j, k) for k in idle]
+            k = held.get(c)
+            if k is None:
+                for k in idle:
+                    add(GIVE_HAND + 3 * j + k)
             else:
-                keys.append(("give_hand", j, h))
+                add(GIVE_HAND + 3 * j + k)
     elif phase == "plant":
         hand = s.hands[a]
         if hand and s.planted < 2:
             i = own.get(hand[0])
             if i is None:
-                keys += [("plant_hand", j) for j in empty]
+                for j in empty:
+                    add(PLANT_HAND + j)
             else:
-                keys.append(("plant_hand", i))
+                add(PLANT_HAND + i)
     elif phase == "protection":
-        keys += [("pay", i) for i in open_pairs(s)]
+        for i in open_pairs(s):
+            add(PAY + i)
     elif phase == "leftovers":
         for b in bundles(s.display):
+            base = 3 * BEAN_INDEX[b]
             i = own.get(b)
             if i is None:
-                keys += [("plant_display", b, j) for j in empty]
+                for j in empty:
+                    add(PLANT_DISPLAY + base + j)
             else:
-                keys.append(("plant_display", b, i))
-            keys.append(("discard_display", b))
+                add(PLANT_DISPLAY + base + i)
+            add(DISCARD + BEAN_INDEX[b])
     # R20-R23: any non-empty field, except a single card while another field holds two or more.
     for i, f in enumerate(fields):
         if f is not None and (f[1] >= 2 or not big):
-            keys.append(("harvest", i))
+            add(HARVEST + i)
     if not s.third[a] and len(s.coins[a]) >= THIRD_FIELD_COST:  # R40, R41, R43
-        keys.append(("buy_field",))
+        add(BUY)
     if phase == "plant":
         if s.planted or not s.hands[a]:  # R69
-            keys.append(("end_phase",))
+            add(END)
     elif phase == "use":
         # R83: no boss may stay empty while a bundle or hand card could legally go to it; R84 (solo):
         # the display must be empty.
         hungry = idle and (any(c not in held for c in s.display)
                            or any(c not in held for c in s.hands[a]))
         if not hungry and not (s.mode == "solo" and s.display):
-            keys.append(("end_phase",))
-    return keys
+            add(END)
+    return codes
 
 
 _PHASES_OF = {

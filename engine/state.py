@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 
-from .cards import BEANS, BOSS_COUNT, BOSSES, SEATS
+from .cards import BEANS, BOSS_COUNT, BOSSES, COUNTS, SEATS
 from .errors import InvalidPosition
 
 PHASES = ("leftovers", "protection", "plant", "use", "over")
@@ -248,12 +249,30 @@ def from_position(pos: dict) -> State:
         _fail("settled must be a list of field indexes")
     s.settled = [_int(f, "settled[]", 0, 2) for f in settled]
     s.last_turn = _bool(pos.get("last_turn", False), "last_turn")
+    _check_counts(s)
     result = pos.get("result")
     if s.phase == "over":
         s.result = _read_result(result, seats) if result is not None else None
     elif result is not None:
         _fail("result is set only when the phase is 'over'")
     return s
+
+
+def _check_counts(s: State) -> None:
+    """A position may hold fewer cards than R1's deck, never more of a type than the deck has."""
+    seen = Counter(s.treasury + s.display + s.discard + s.deck + s.set_aside)
+    for i in range(len(s.hands)):
+        seen.update(s.hands[i])
+        seen.update(s.coins[i])
+        for f in s.fields[i]:
+            if f is not None:
+                seen[f[0]] += f[1]
+    for b in s.bosses:
+        if b is not None:
+            seen[b[0]] += b[1]
+    over = sorted(b for b, n in seen.items() if n > COUNTS[b])
+    if over:
+        _fail(f"more cards of {over} than the deck holds (R1)")
 
 
 def _read_result(r, seats: int) -> dict:
