@@ -118,3 +118,11 @@ def test_every_legal_action_is_well_formed_json():
     for action in engine.legal_actions(state):
         assert set(action) >= {"type"}
         assert all(type(v) in (str, int) for v in action.values())
+
+
+def test_r1_position_with_more_cards_of_a_type_than_the_deck_is_refused():
+    """R1: 20 BL exist; a position holding 21 cannot describe a game."""
+    pos = engine.to_position(engine.new_game("duo", 3))
+    pos["discard"] = pos["discard"] + ["BL"]
+    with pytest.raises(engine.InvalidPosition, match="R1"):
+        engine.from_position(pos)

@@ -27,7 +27,8 @@ CASES = [(bean, n) for bean in BEANS for n in range(1, 13)]
 def test_r2_r3_beanometer_harvest_pays_thresholds_reached(bean, n):
     """R2/R3 (and R21): harvesting n cards of a type pays the number of thresholds <= n."""
     expected = sum(1 for t in METER[bean] if t <= n)
-    pos = duo(p0=player(fields=([bean, n], None)), discard=["RU"] if bean != "RU" else ["BL"])
+    # an empty deck here: a position never holds more cards of a type than R1's deck has
+    pos = duo(p0=player(fields=([bean, n], None)), discard=["RU"] if bean != "RU" else ["BL"], deck=[])
     _, events, after = run(pos, {"type": "harvest", "field": 0})
     assert len(after["players"][0]["coins"]) == expected
     assert after["players"][0]["coins"] == [bean] * expected
