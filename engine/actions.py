@@ -96,8 +96,71 @@ def _check(name: str, v):
 _BASE = {"harvest": HARVEST, "plant_hand": PLANT_HAND, "pay": PAY, "discard_display": DISCARD}
 
 
+def _fast_field(base: int):
+    def fast(action: dict):
+        v = action.get("field")
+        if len(action) == 2 and type(v) is int and 0 <= v <= 2:
+            return base + v
+        return None
+    return fast
+
+
+def _fast_bean(base: int, second: str | None):
+    def fast(action: dict):
+        b = action.get("bean")
+        if type(b) is not str or b not in BEAN_INDEX:
+            return None
+        if second is None:
+            return base + BEAN_INDEX[b] if len(action) == 2 else None
+        v = action.get(second)
+        if len(action) != 3:
+            return None
+        if second == "field":
+            if type(v) is int and 0 <= v <= 2:
+                return base + 3 * BEAN_INDEX[b] + v
+        elif type(v) is str and v in BOSS_INDEX:
+            return base + 3 * BEAN_INDEX[b] + BOSS_INDEX[v]
+        return None
+    return fast
+
+
+def _fast_give_hand(action: dict):
+    i = action.get("index")
+    k = action.get("boss")
+    if len(action) == 3 and type(i) is int and i >= 0 and type(k) is str and k in BOSS_INDEX:
+        return GIVE_HAND + 3 * i + BOSS_INDEX[k]
+    return None
+
+
+# Per type, a fast parser for well-formed input; anything it does not accept goes through `_parse`,
+# which finds what is wrong. Both must agree on every well-formed action (tested via the public parse).
+_FAST = {
+    "harvest": _fast_field(HARVEST),
+    "plant_hand": _fast_field(PLANT_HAND),
+    "pay": _fast_field(PAY),
+    "discard_display": _fast_bean(DISCARD, None),
+    "plant_display": _fast_bean(PLANT_DISPLAY, "field"),
+    "give_display": _fast_bean(GIVE_DISPLAY, "boss"),
+    "give_hand": _fast_give_hand,
+    "end_phase": lambda a: END if len(a) == 1 else None,
+    "buy_field": lambda a: BUY if len(a) == 1 else None,
+}
+
+
 def parse(action) -> int:
     """Return the code of a well-formed action dict. Raises InvalidAction naming what is wrong."""
+    if type(action) is dict:
+        t = action.get("type")
+        if type(t) is str:
+            fast = _FAST.get(t)
+            if fast is not None:
+                code = fast(action)
+                if code is not None:
+                    return code
+    return _parse(action)
+
+
+def _parse(action) -> int:
     if type(action) is not dict:
         raise InvalidAction(f"an action must be a JSON object, got {type(action).__name__}")
     t = action.get("type")
