@@ -95,6 +95,7 @@ def backend(request: pytest.FixtureRequest, tmp_path, no_leaked_threads: None) -
         made = Backend("sqlite", lambda: SqliteStore(tmp_path / "games.db"))
     elif request.param == "redis":
         server: RedisServer = request.getfixturevalue("redis_server")
+        server.start()  # a no-op, unless a failed restart test left it stopped
         flush(server)
         made = Backend("redis", lambda: RedisStore(server.url), cross_instance_fanout=True)
     else:  # pragma: no cover - guarded by params
