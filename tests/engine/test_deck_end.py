@@ -153,3 +153,22 @@ def test_r95_nothing_happens_after_the_end():
     view = engine.view(state, 0)
     assert view["phase"] == "over" and view["result"] == after["result"] and view["legal_actions"] == []
     assert card_count(after) == card_count(pos)
+
+
+def test_r4_coins_and_treasury_never_return_to_play():
+    """R4: earned coins (and the Mafia's) stay face down through reshuffles; only set-aside coins return."""
+    pos = duo(
+        phase="use",
+        p0=player(coins=["BL", "KI", "FI"]),
+        p1=player(coins=["PU"]),
+        treasury=["RU", "BR"],
+        deck=["FR", "FR"],
+        discard=["KI", "KI"],
+        set_aside=["BL", "FI", "PU", "BR"],
+        **BOSSES,
+    )
+    _, _, after = run(pos, END)
+    assert after["exhaustions"] == 1
+    assert [p["coins"] for p in after["players"]] == [["BL", "KI", "FI"], ["PU"]]
+    assert after["treasury"] == ["RU", "BR"]
+    assert sorted(after["deck"]) == sorted(["KI", "KI", "BL", "FI", "PU", "BR"])

@@ -108,3 +108,25 @@ def test_r60_duo_turn_runs_leftovers_then_protection_then_plant():
 def test_r60_start_players_first_turn_skips_phase_1():
     pos = engine.to_position(engine.new_game("duo", 11))
     assert pos["display"] == [] and pos["phase"] == "plant"
+
+
+# a position in each decision phase -> does the phase wait for end_phase?
+R61_CASES = [
+    (duo(phase="leftovers", display=["KI"], al=["RU", 1], don=["BR", 1]), False),
+    (duo(phase="protection", p0=player(fields=(["RU", 2], None)), al=["RU", 1], don=["BR", 1]), False),
+    (duo(phase="plant", p0=player(hand=[]), al=["RU", 1], don=["BR", 1]), True),
+    (duo(phase="use", al=["RU", 1], don=["BR", 1]), True),
+]
+
+
+@pytest.mark.parametrize(("pos", "waits"), R61_CASES, ids=["leftovers", "protection", "plant", "use"])
+def test_r61_phases_1_2_end_by_themselves_3_5_by_end_phase(pos, waits):
+    """R61/PROTOCOL §2: `end_phase` only in phases 3 and 5; phases 1 and 2 end once their duty is met."""
+    state = load(pos)
+    assert (END in engine.legal_actions(state)) == waits
+    if not waits:
+        with pytest.raises(engine.IllegalAction):
+            engine.apply(state, END)
+        duty = next(a for a in engine.legal_actions(state) if a["type"] in {"discard_display", "pay"})
+        _, _, after = run(state, duty)
+        assert after["phase"] == "plant"

@@ -12,6 +12,29 @@ def give(index, boss):
     return {"type": "give_hand", "index": index, "boss": boss}
 
 
+@pytest.mark.parametrize(
+    ("phase", "action", "where"),
+    [
+        ("use", {"type": "plant_display", "bean": "BL", "field": 0}, "field"),
+        ("use", {"type": "give_display", "bean": "BL", "boss": "don"}, "boss"),
+        ("leftovers", {"type": "plant_display", "bean": "BL", "field": 1}, "field"),
+        ("leftovers", {"type": "discard_display", "bean": "BL"}, "discard"),
+    ],
+)
+def test_r16_a6_a_display_bundle_always_moves_whole(phase, action, where):
+    pos = duo(phase=phase, display=["BL", "FI", "BL", "BL"], al=["RU", 1], don=None, discard=["KI"])
+    state = load(pos)
+    assert action in engine.legal_actions(state)
+    _, _, after = run(state, action)
+    assert after["display"] == ["FI"]
+    if where == "field":
+        assert after["players"][0]["fields"][action["field"]] == ["BL", 3]
+    elif where == "boss":
+        assert after["bosses"]["don"] == ["BL", 3]
+    else:
+        assert after["discard"] == ["BL", "BL", "BL", "KI"]
+
+
 def test_r79_plant_give_or_leave_each_bundle():
     pos = duo(
         phase="use",
