@@ -47,6 +47,8 @@ def create_app(config: dict | None = None) -> Flask:
     api = Api(app, spec_kwargs={"info": {"description": openapi.DESCRIPTION}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
                                                       "description": "The seat token from create/join."})
+    app.url_map.converters["game_id"] = games.GameIdConverter
+    api.register_converter(games.GameIdConverter, lambda _converter: games.GameIdConverter.SCHEMA)
     api.register_blueprint(games.blp)
     errors.register(app, api)
     openapi.register(app, api)

@@ -8,6 +8,7 @@ import segno
 from flask import current_app, request
 from flask_smorest import Blueprint
 from webargs.flaskparser import FlaskParser
+from werkzeug.routing import BaseConverter
 
 from api import auth
 from api.errors import CODES, PROBLEM_TYPE, ApiError
@@ -37,6 +38,14 @@ class _Parser(FlaskParser):
 
 class _Blueprint(Blueprint):
     ARGUMENTS_PARSER = _Parser()
+
+
+class GameIdConverter(BaseConverter):
+    """A game id: URL-safe characters, and never the word `join` (POST /games/join is its own resource,
+    so that GET /games/join answers 405 and OPTIONS lists only POST)."""
+
+    regex = r"(?!join$)[A-Za-z0-9_-]{1,64}"
+    SCHEMA = {"type": "string", "pattern": r"^[A-Za-z0-9_-]{1,64}$"}
 
 
 blp = _Blueprint("games", __name__, url_prefix="/api/v1", description="Games, seats and moves.")
@@ -107,7 +116,7 @@ def join_game(args):
     return _service().join(args["code"], request.remote_addr or "unknown", _base_url())
 
 
-@blp.route("/games/<game_id>", methods=["GET"])
+@blp.route("/games/<game_id:game_id>", methods=["GET"])
 @blp.response(200, GameSchema, description="The game as the caller may see it (no token: the table view).")
 @blp.doc(security=OPTIONAL_TOKEN)
 @problems("unknown_game", "bad_token")
@@ -116,7 +125,7 @@ def get_game(game_id):
     return _service().get(game_id, _token(), _base_url())
 
 
-@blp.route("/games/<game_id>/actions", methods=["POST"])
+@blp.route("/games/<game_id:game_id>/actions", methods=["POST"])
 @blp.arguments(IdempotencyHeaderSchema, location="headers")
 @blp.arguments(ActionRequestSchema)
 @blp.response(200, ActionResultSchema, description="Accepted: the new version, view and events. A retry with "
@@ -130,7 +139,7 @@ def post_action(headers, args, game_id):
     return answer, 200, ({"Idempotent-Replayed": "true"} if replayed else {})
 
 
-@blp.route("/games/<game_id>/events", methods=["GET"])
+@blp.route("/games/<game_id:game_id>/events", methods=["GET"])
 @blp.arguments(EventsQuerySchema, location="query")
 @blp.response(200, EventsSchema, description="The log after `since`, oldest first, redacted for the caller.")
 @blp.doc(security=OPTIONAL_TOKEN)
@@ -140,7 +149,7 @@ def get_events(args, game_id):
     return _service().events(game_id, _token(), args["since"])
 
 
-@blp.route("/games/<game_id>/transfer", methods=["POST"])
+@blp.route("/games/<game_id:game_id>/transfer", methods=["POST"])
 @blp.response(201, TransferSchema, description="A short-lived code to claim this seat on another device.")
 @blp.doc(security=TOKEN)
 @problems("unknown_game", "bad_token")
@@ -149,7 +158,7 @@ def transfer_seat(game_id):
     return _service().transfer(game_id, _token(), _base_url()), 201
 
 
-@blp.route("/games/<game_id>/qr.svg", methods=["GET"])
+@blp.route("/games/<game_id:game_id>/qr.svg", methods=["GET"])
 @blp.arguments(QrQuerySchema, location="query")
 @blp.response(200, description="The join link as a QR code.", content_type="image/svg+xml")
 @blp.doc(security=OPTIONAL_TOKEN)

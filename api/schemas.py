@@ -18,6 +18,17 @@ VIEW_DOC = (
 )
 
 
+class JsonInteger(fields.Integer):
+    """An integer as JSON Schema means it: 3 and 3.0 are integers; "3", true and 3.5 are not."""
+
+    def _validated(self, value):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.make_error("invalid", input=value)
+        if isinstance(value, float) and not value.is_integer():
+            raise self.make_error("invalid", input=value)
+        return super()._validated(int(value))
+
+
 class StrictSchema(Schema):
     """Unknown keys in a request are an error, not silently ignored."""
 
@@ -28,8 +39,8 @@ class StrictSchema(Schema):
 class CreateGameSchema(StrictSchema):
     mode = fields.String(required=True, validate=validate.OneOf(["duo", "solo"]),
                          metadata={"description": "duo: two players against the Mafia; solo: one player."})
-    dealer = fields.Integer(strict=True, allow_none=True, load_default=None, validate=validate.OneOf([0, 1]),
-                            metadata={"description": "duo only: the dealing seat (R50); default: random."})
+    dealer = JsonInteger(allow_none=True, load_default=None, validate=validate.OneOf([0, 1]),
+                         metadata={"description": "duo: the dealing seat (R50), default random."})
 
 
 class JoinSchema(StrictSchema):
@@ -45,16 +56,22 @@ class ActionRequestSchema(StrictSchema):
         "type": "object",
         "description": "An action of PROTOCOL §3, e.g. {\"type\": \"plant_hand\", \"field\": 0}.",
         "examples": [{"type": "end_phase"}]})
-    version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**53),
+    version = JsonInteger(required=True, validate=validate.Range(min=1, max=2**53),
                              metadata={"description": "The version the caller's decision is based on."})
 
 
-class EventsQuerySchema(StrictSchema):
+class EventsQuerySchema(Schema):
+    class Meta:
+        unknown = "exclude"  # other query parameters (cache busters) are ignored
+
     since = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53),
                            metadata={"description": "Return the log entries after this version."})
 
 
-class QrQuerySchema(StrictSchema):
+class QrQuerySchema(Schema):
+    class Meta:
+        unknown = "exclude"  # other query parameters (cache busters) are ignored
+
     code = fields.String(validate=validate.Length(min=1, max=32), metadata={
         "description": "Draw the link for this live join/transfer code of the game (no token needed). "
                        "Without it: the open join code, for a seated caller."})
@@ -136,5 +153,3 @@ class ProblemSchema(Schema):
     version = fields.Integer(metadata={"description": "stale_version: the current version."})
     view = fields.Dict(metadata={"description": "stale_version: the caller's current view."})
     errors = fields.Raw(metadata={"description": "invalid_request: what is wrong, per field."})
-    engine_code = fields.String(allow_none=True,
-                                metadata={"description": "invalid/illegal_action: the engine's code."})

@@ -160,10 +160,9 @@ class GameService:
         """Start a game; return the creator's answer (seat 0, its token, and a join code for duo)."""
         if mode not in MODES:
             raise ApiError("invalid_request", f"mode must be one of {', '.join(MODES)}")
-        if dealer is not None and mode != "duo":
-            raise ApiError("invalid_request", "dealer applies to duo games only")
         # Without `dealer` the engine draws the dealer from the seed (R50), which comes from `secrets`.
-        options = {} if dealer is None else {"dealer": dealer}
+        # Solo has one seat, so a dealer means nothing there and is ignored.
+        options = {"dealer": dealer} if dealer is not None and mode == "duo" else {}
         state = engine.new_game(mode, secrets.randbelow(2**53), **options)
         token = auth.new_token()
         now = int(time.time())
@@ -229,9 +228,9 @@ class GameService:
         try:
             new_state, events = engine.apply(state, body["action"])
         except engine.IllegalAction as err:
-            raise ApiError("illegal_action", str(err), engine_code=getattr(err, "code", None)) from None
+            raise ApiError("illegal_action", str(err)) from None
         except engine.EngineError as err:  # InvalidAction, or any other malformed input
-            raise ApiError("invalid_action", str(err), engine_code=getattr(err, "code", None)) from None
+            raise ApiError("invalid_action", str(err)) from None
 
         new_pos = engine.to_position(new_state)
         doc = dict(game.doc, p=new_pos, u=int(time.time()))

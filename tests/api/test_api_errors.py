@@ -124,7 +124,7 @@ def test_unknown_game(client):
     resp = client.post(f"{API}/games/nosuchgame/actions", json=body, headers=bearer("t"))
     assert_problem(resp, 404, "unknown_game")
     assert_problem(client.get(f"{API}/games/nosuchgame"), 404, "unknown_game")
-    assert_problem(client.get(f"{API}/games/no.such:game"), 404, "unknown_game")
+    assert_problem(client.get(f"{API}/games/no.such:game"), 404, "not_found")  # not a game id at all
     assert_problem(client.get(f"{API}/games/nosuchgame/events"), 404, "unknown_game")
 
 
@@ -142,7 +142,7 @@ def test_bad_event_queries(table, query):
     assert_problem(game.client.get(f"{API}/games/{game.id}/events?{query}"), 400, "invalid_request")
 
 
-BAD_CREATE = [{}, {"mode": "trio"}, {"mode": "solo", "dealer": 0}, {"mode": "duo", "dealer": 2},
+BAD_CREATE = [{}, {"mode": "trio"}, {"mode": "duo", "dealer": 2},
               {"mode": "duo", "seed": 1}, {"mode": 1}, [], "duo"]
 
 
@@ -163,8 +163,9 @@ def test_unknown_path_and_wrong_method(client):
     resp = client.delete(f"{API}/games/abc")
     assert_problem(resp, 405, "method_not_allowed")
     assert set(resp.headers["Allow"].replace(" ", "").split(",")) >= {"GET"}
-    resp = client.get(f"{API}/games/join")  # GET of a POST-only path reads as a game id
-    assert_problem(resp, 404, "unknown_game")
+    resp = client.get(f"{API}/games/join")  # `join` is never read as a game id
+    assert_problem(resp, 405, "method_not_allowed")
+    assert "GET" not in resp.headers["Allow"] and "POST" in resp.headers["Allow"]
     resp = client.put(f"{API}/games")
     assert_problem(resp, 405, "method_not_allowed")
     assert "POST" in resp.headers["Allow"]
