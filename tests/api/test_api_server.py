@@ -1,0 +1,116 @@
+"""(h) `api.server.serve` really starts gunicorn and answers (embedded SQLite; Redis with two workers)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from api.server import public_base, serve
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def request(url: str, body: dict | None = None, headers: dict | None = None) -> tuple[int, dict]:
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json", **(headers or {})}
+    req = urllib.request.Request(url, data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        with err:
+            return err.code, json.loads(err.read())
+
+
+def start(tmp_path, workers: int = 1, redis_url: str | None = None):
+    port = free_port()
+    code = (f"from api.server import serve; serve('127.0.0.1', {port}, {workers}, {str(tmp_path)!r}, None, "
+            f"{redis_url!r})")
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stdout.read()}")
+        try:
+            if request(f"{base}/api/v1/health")[0] == 200:
+                return proc, base
+        except OSError:
+            time.sleep(0.1)
+    stop(proc)
+    raise AssertionError("server did not answer in 20 s")
+
+
+def stop(proc) -> str:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        out, _ = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return out
+
+
+def play_a_little(base: str) -> None:
+    status, game = request(f"{base}/api/v1/games", {"mode": "solo"})
+    assert status == 201, game
+    auth = {"Authorization": f"Bearer {game['token']}"}
+    version = game["version"]
+    for _ in range(5):
+        view = request(f"{base}/api/v1/games/{game['game_id']}", headers=auth)[1]["view"]
+        status, answer = request(f"{base}/api/v1/games/{game['game_id']}/actions",
+                                 {"action": view["legal_actions"][0], "version": version}, auth)
+        assert status == 200, answer
+        assert answer["version"] == version + 1
+        version = answer["version"]
+
+
+def test_serve_starts_gunicorn_with_the_embedded_store(tmp_path):
+    proc, base = start(tmp_path)
+    try:
+        play_a_little(base)
+    finally:
+        out = stop(proc)
+    assert f"open {base}" in out
+    assert "gthread" in out
+    assert (tmp_path / "games.db").exists()
+
+
+@pytest.mark.redis
+def test_serve_runs_two_workers_on_redis(tmp_path, redis_server):
+    proc, base = start(tmp_path, workers=2, redis_url=redis_server.url)
+    try:
+        play_a_little(base)
+    finally:
+        out = stop(proc)
+    assert out.count("Booting worker") == 2
+
+
+def test_embedded_store_refuses_several_workers(tmp_path, monkeypatch):
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    with pytest.raises(SystemExit, match="one worker"):
+        serve("127.0.0.1", free_port(), 2, str(tmp_path), None, None)
+
+
+def test_public_url_defaults_to_the_lan_address():
+    assert public_base("127.0.0.1", 8000, None) == "http://127.0.0.1:8000"
+    assert public_base("0.0.0.0", 8000, "https://beans.example/") == "https://beans.example"
+    assert public_base("0.0.0.0", 8000, None).endswith(":8000")
