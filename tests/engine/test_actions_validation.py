@@ -59,6 +59,11 @@ MALFORMED = [
     {"type": "give_display", "bean": "BL", "boss": "mafia"},
     {"type": "give_display", "bean": "BL", "boss": "Al"},
     {"type": "give_hand", "index": -1, "boss": "al"},
+    {"type": []},
+    {"type": {}},
+    {1: "harvest"},
+    {"type": "give_hand", "index": 0, "boss": None},
+    {"type": "plant_display", "bean": ["BL"], "field": 0},
     {"type": "pay", "field": -2},
 ]
 
@@ -82,6 +87,7 @@ ILLEGAL = [
     (USE, {"type": "give_hand", "index": 0, "boss": "joe"}, "R6|R5|R14"),  # joe in duo
     (USE, {"type": "give_hand", "index": 2, "boss": "don"}, "R80|R10"),  # index past the hand
     (USE, {"type": "give_hand", "index": 99, "boss": "don"}, "R80|R10"),
+    (USE, {"type": "give_hand", "index": 10**30, "boss": "don"}, "R80|R10"),
     (USE, {"type": "plant_hand", "field": 1}, "R80|R69"),  # wrong phase
     (USE, {"type": "pay", "field": 0}, "R24|R65|R66|R67"),
     (USE, {"type": "discard_display", "bean": "BL"}, "R63|R79|R85"),

@@ -172,3 +172,12 @@ def test_r4_coins_and_treasury_never_return_to_play():
     assert [p["coins"] for p in after["players"]] == [["BL", "KI", "FI"], ["PU"]]
     assert after["treasury"] == ["RU", "BR"]
     assert sorted(after["deck"]) == sorted(["KI", "KI", "BL", "FI", "PU", "BR"])
+
+
+def test_r91_r92_set_aside_alone_makes_a_non_empty_reshuffle():
+    """R91/R92: with no discards the set-aside coins alone form the new pile (no extra exhaustion)."""
+    pos = duo(phase="use", deck=["BL", "FR"], set_aside=["KI", "FI", "PU", "BR"], **BOSSES)
+    _, events, after = run(pos, END)
+    assert after["exhaustions"] == 1 and sorted(after["deck"]) == ["BR", "FI", "KI", "PU"]
+    assert after["phase"] != "over"
+    assert [e["exhaustions"] for e in of_type(events, "exhausted")] == [1]

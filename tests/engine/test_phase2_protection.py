@@ -118,3 +118,22 @@ def test_r65_solo_phase_2_with_two_pairs():
     assert after["phase"] == "plant"
     assert after["bosses"]["don"] == ["FI", 2]
     assert after["bosses"]["al"] == ["BL", 1]
+
+
+def test_r66_r22_lone_matched_card_may_be_harvested_when_no_field_holds_two():
+    """R66b with R22's exception: the other fields are empty or single, so the lone card may be harvested."""
+    pos = duo(phase="protection", p0=player(fields=(["BL", 1], ["FI", 1])), al=["BL", 1], don=["BR", 1])
+    state = load(pos)
+    legal = engine.legal_actions(state)
+    assert {"type": "harvest", "field": 0} in legal and {"type": "pay", "field": 0} in legal
+    _, _, after = run(state, {"type": "harvest", "field": 0})
+    assert after["phase"] == "plant" and after["bosses"]["al"] == ["BL", 1]
+    assert after["discard"][0] == "BL"
+
+
+def test_r65_unmatched_harvest_in_phase_2_does_not_settle_the_pair():
+    pos = duo(phase="protection", p0=player(fields=(["BL", 2], ["FI", 2])), al=["BL", 1], don=["BR", 1])
+    state, _, after = run(pos, {"type": "harvest", "field": 1})
+    assert after["phase"] == "protection" and after["settled"] == []
+    assert engine.legal_actions(state)[0]["type"] in {"pay", "harvest"}
+    assert {"type": "pay", "field": 0} in engine.legal_actions(state)

@@ -122,6 +122,8 @@ R83_CASES = [
     ({"al": None, "don": ["BL", 1]}, ["KI"], [], False),
     ({"al": None, "don": ["BL", 1]}, [], ["FI"], False),  # a display bundle can fill Al
     ({"al": None, "don": None}, [], [], True),  # nothing to give: the bosses stay empty (A24)
+    ({"al": None, "don": ["BL", 1]}, ["BL"], ["BL"], True),  # the bundle is Don's type too
+    ({"al": None, "don": None}, ["KI"], [], False),
     ({"al": ["KI", 1], "don": ["BL", 1]}, ["FI"], ["PU"], True),
 ]
 
