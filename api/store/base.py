@@ -109,14 +109,35 @@ class GameStore(ABC):
         callback: Callable[[str, int], None],
         *,
         on_reset: Callable[[], None] | None = None,
+        on_presence: Callable[[str], None] | None = None,
     ) -> Callable[[], None]:
         """Call `callback(game_id, version)` after every commit by any process sharing this backend.
 
         Returns a function that cancels the subscription. Delivery is at-most-once (pub/sub): clients
         resync by version. `on_reset()`, when given, is called after nudges may have been lost (Redis:
         the pub/sub connection dropped and came back); every client should then resync. The in-process
-        backends never lose nudges and never call it. Callbacks run on a thread owned by the store.
+        backends never lose nudges and never call it. `on_presence(game_id)`, when given, is called
+        after the online seats of a game changed (see `set_presence`). Callbacks run on a thread owned
+        by the store.
         """
+
+    # Presence: which seats of a game have a live connection (websocket) somewhere. It is no part of
+    # the game document and changes no version: it is a set of expiring entries, one per connection,
+    # so that the connections of a process that died without saying goodbye vanish by themselves.
+
+    @abstractmethod
+    def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
+        """Mark connection `member` (unique per connection) as holding `seat` of `game_id` for `ttl`
+        seconds; call again to refresh; `ttl <= 0` removes the entry at once.
+
+        Whenever the set of online seats of the game differs from what the previous call on that game
+        found (including entries that expired meanwhile), every subscriber's `on_presence(game_id)` is
+        called, in every process sharing the backend. Expired entries are noticed on the next call.
+        """
+
+    @abstractmethod
+    def online_seats(self, game_id: str) -> list[int]:
+        """Return the seats of `game_id` with at least one unexpired entry, ascending."""
 
     @abstractmethod
     def ping(self) -> bool:

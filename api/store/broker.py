@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 
 from .base import StoreUnavailable
@@ -18,6 +19,7 @@ from .base import StoreUnavailable
 log = logging.getLogger(__name__)
 
 Callback = Callable[[str, int], None]
+PresenceCallback = Callable[[str], None]
 
 _STOP = object()
 
@@ -29,13 +31,19 @@ class LocalBroker:
         self._name = name
         self._lock = threading.Lock()
         self._callbacks: dict[int, Callback] = {}
+        self._presence_callbacks: dict[int, PresenceCallback] = {}
+        # game id -> {member: (seat, expires at)}, and the online seats last announced per game.
+        self._presence: dict[str, dict[str, tuple[int, float]]] = {}
+        self._announced: dict[str, list[int]] = {}
         self._next_id = 0
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._closed = False
 
-    def subscribe(self, callback: Callback) -> Callable[[], None]:
-        """Register `callback`; return a function that cancels it (idempotent).
+    def subscribe(
+        self, callback: Callback, on_presence: PresenceCallback | None = None
+    ) -> Callable[[], None]:
+        """Register `callback` (and `on_presence`); return a function that cancels them (idempotent).
 
         Starts the dispatcher thread on first use, so a store nobody listens to owns no thread.
         Raises StoreUnavailable when the broker (its store) was closed.
@@ -46,6 +54,8 @@ class LocalBroker:
             token = self._next_id
             self._next_id += 1
             self._callbacks[token] = callback
+            if on_presence is not None:
+                self._presence_callbacks[token] = on_presence
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
@@ -53,6 +63,7 @@ class LocalBroker:
         def cancel() -> None:
             with self._lock:
                 self._callbacks.pop(token, None)
+                self._presence_callbacks.pop(token, None)
 
         return cancel
 
@@ -62,6 +73,44 @@ class LocalBroker:
             if self._thread is None or self._closed:
                 return
         self._queue.put((game_id, version))
+
+    def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
+        """Record, refresh (`ttl` > 0 seconds) or remove (`ttl` <= 0) one connection's entry; queue a
+        presence nudge when the game's online seats differ from the last ones announced."""
+        now = time.monotonic()
+        with self._lock:
+            entries = self._presence.setdefault(game_id, {})
+            if ttl > 0:
+                entries[member] = (seat, now + ttl)
+            else:
+                entries.pop(member, None)
+            seats = self._live_seats(game_id, now)
+            if seats == self._announced.get(game_id, []):
+                return
+            if seats:
+                self._announced[game_id] = seats
+            else:
+                self._announced.pop(game_id, None)
+            if self._thread is None or self._closed:
+                return
+        self._queue.put((game_id, None))
+
+    def online_seats(self, game_id: str) -> list[int]:
+        """Return the seats of `game_id` with an unexpired entry, ascending."""
+        with self._lock:
+            return self._live_seats(game_id, time.monotonic())
+
+    def _live_seats(self, game_id: str, now: float) -> list[int]:
+        """Drop expired entries of `game_id` (and the game when none is left); call with _lock held."""
+        entries = self._presence.get(game_id)
+        if not entries:
+            self._presence.pop(game_id, None)
+            return []
+        for member in [m for m, (_, expires) in entries.items() if expires <= now]:
+            del entries[member]
+        if not entries:
+            del self._presence[game_id]
+        return sorted({seat for seat, _ in entries.values()})
 
     def close(self) -> None:
         """Stop the dispatcher thread after it has delivered what was already queued."""
@@ -82,6 +131,15 @@ class LocalBroker:
             if item is _STOP:
                 return
             game_id, version = item  # type: ignore[misc]
+            if version is None:  # a presence nudge
+                with self._lock:
+                    presence_callbacks = list(self._presence_callbacks.values())
+                for on_presence in presence_callbacks:
+                    try:
+                        on_presence(game_id)
+                    except Exception:
+                        log.exception("store presence subscriber failed for %s", game_id)
+                continue
             with self._lock:
                 callbacks = list(self._callbacks.values())
             for callback in callbacks:

@@ -146,12 +146,21 @@ class MemoryStore(GameStore):
         callback: Callable[[str, int], None],
         *,
         on_reset: Callable[[], None] | None = None,
+        on_presence: Callable[[str], None] | None = None,
     ) -> Callable[[], None]:
         """Call `callback(game_id, version)` on the broker thread after each commit of this store.
 
         Returns the cancel function. `on_reset` is accepted and never called: nothing is lost in-process.
         """
-        return self._broker.subscribe(callback)
+        return self._broker.subscribe(callback, on_presence)
+
+    def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
+        """Record, refresh or (ttl <= 0) remove a connection's presence entry (in-process, like fan-out)."""
+        self._broker.set_presence(game_id, member, seat, ttl)
+
+    def online_seats(self, game_id: str) -> list[int]:
+        """Return the seats of `game_id` with a live presence entry, ascending."""
+        return self._broker.online_seats(game_id)
 
     def ping(self) -> bool:
         """Return True: memory is always there."""

@@ -6,6 +6,9 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
     cg:v1:g:{<gid>}:idem:<key>   string  JSON [fingerprint, response]       IDEMPOTENCY_TTL
     cg:v1:g:{<gid>}:log          stream  id "<version>-0", field e=<log>   ttl; MAXLEN LOG_LIMIT
     cg:v1:g:{<gid>}              pub/sub channel; the message is the new version in decimal
+    cg:v1:g:{<gid>}:presence     zset  "<seat>|<member>" scored by expiry (ms, server clock)
+    cg:v1:g:{<gid>}:seats        string  the online seats last announced ("0,1")
+    cg:v1:g:{<gid>}:presence     pub/sub channel (also matched by the pattern); message: the seats
     cg:v1:code:<code>            string  game id                            the code's ttl
     cg:v1:rl:<key>               string  counter                            the window
 
@@ -73,6 +76,45 @@ redis.call('PUBLISH', ARGV[9], new)
 return {'ok', current + 1}
 """
 
+# KEYS: presence, seats.  ARGV: "<seat>|<member>", ttl (ms; <= 0 removes), channel.  Returns the online
+# seats ("0,1"). The server's clock decides expiry, so hosts with skewed clocks agree.
+_PRESENCE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+if ttl > 0 then
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+else
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local seen, seats = {}, {}
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local seat = tonumber(string.match(m, '^(%d+)|'))
+  if seat and not seen[seat] then seen[seat] = true; table.insert(seats, seat) end
+end
+table.sort(seats)
+local now_seats = table.concat(seats, ',')
+local before = redis.call('GET', KEYS[2]) or ''
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] then
+  local left = math.max(tonumber(last[2]) - now, 1)
+  redis.call('PEXPIRE', KEYS[1], left)
+  redis.call('SET', KEYS[2], now_seats, 'PX', left)
+else
+  redis.call('DEL', KEYS[1], KEYS[2])
+end
+if now_seats ~= before then redis.call('PUBLISH', ARGV[3], now_seats) end
+return now_seats
+"""
+
+# KEYS: presence.  Returns the unexpired members.
+_ONLINE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
+"""
+
 # KEYS: state, log.  ARGV: doc, ttl.  A log left by an earlier game with this id would hold higher ids.
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -98,6 +140,9 @@ def game_key(game_id: str, part: str) -> str:
 def game_channel(game_id: str) -> str:
     """Return the pub/sub channel of a game."""
     return f"{_CHANNEL_HEAD}{game_id}}}"
+
+
+_PRESENCE_TAIL = "}:presence"
 
 
 def _game_of_channel(channel: str) -> str | None:
@@ -128,10 +173,13 @@ class RedisStore(GameStore):
         self._commit = self._client.register_script(_COMMIT)
         self._create = self._client.register_script(_CREATE)
         self._hit = self._client.register_script(_HIT)
+        self._presence = self._client.register_script(_PRESENCE)
+        self._online = self._client.register_script(_ONLINE)
 
         self._sub_lock = threading.Lock()
         self._callbacks: dict[int, Callable[[str, int], None]] = {}
         self._resets: dict[int, Callable[[], None]] = {}
+        self._presence_callbacks: dict[int, Callable[[str], None]] = {}
         self._next_token = 0
         self._sub_client: redis.Redis | None = None
         self._pubsub: Any = None  # redis.client.PubSub, created by the first subscribe()
@@ -214,11 +262,13 @@ class RedisStore(GameStore):
         callback: Callable[[str, int], None],
         *,
         on_reset: Callable[[], None] | None = None,
+        on_presence: Callable[[str], None] | None = None,
     ) -> Callable[[], None]:
         """Call `callback(game_id, version)` on the listener thread after every commit by any process.
 
         `on_reset()` is called (on the same thread) after the pub/sub connection was lost and restored:
-        nudges may have been missed, so every client should resync. Returns the cancel function.
+        nudges may have been missed, so every client should resync. `on_presence(game_id)` is called
+        when a game's online seats changed (see `set_presence`). Returns the cancel function.
         Raises StoreUnavailable when the first subscription cannot reach the server.
         """
         with self._sub_lock:
@@ -231,11 +281,14 @@ class RedisStore(GameStore):
             self._callbacks[token] = callback
             if on_reset is not None:
                 self._resets[token] = on_reset
+            if on_presence is not None:
+                self._presence_callbacks[token] = on_presence
 
         def cancel() -> None:
             with self._sub_lock:
                 self._callbacks.pop(token, None)
                 self._resets.pop(token, None)
+                self._presence_callbacks.pop(token, None)
 
         return cancel
 
@@ -268,7 +321,11 @@ class RedisStore(GameStore):
         )
 
     def _on_message(self, message: dict[str, Any]) -> None:
-        game_id = _game_of_channel(message["channel"])
+        channel = message["channel"]
+        if channel.endswith(_PRESENCE_TAIL) and channel.startswith(_CHANNEL_HEAD):
+            self._on_presence_message(channel[len(_CHANNEL_HEAD) : -len(_PRESENCE_TAIL)])
+            return
+        game_id = _game_of_channel(channel)
         if game_id is None:
             return
         try:
@@ -283,6 +340,31 @@ class RedisStore(GameStore):
                 callback(game_id, version)
             except Exception:  # one faulty subscriber must not silence the others
                 log.exception("store subscriber failed for %s v%s", game_id, version)
+
+    def _on_presence_message(self, game_id: str) -> None:
+        with self._sub_lock:
+            callbacks = list(self._presence_callbacks.values())
+        for on_presence in callbacks:
+            try:
+                on_presence(game_id)
+            except Exception:
+                log.exception("store presence subscriber failed for %s", game_id)
+
+    # -- presence ----------------------------------------------------------------------------------
+
+    def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
+        """Record, refresh or (ttl <= 0) remove a connection's entry in one script; the script publishes
+        on the game's presence channel when the online seats changed. Raises StoreUnavailable."""
+        keys = [game_key(game_id, "presence"), game_key(game_id, "seats")]
+        channel = game_channel(game_id) + ":presence"
+        with _errors():
+            self._presence(keys=keys, args=[f"{int(seat)}|{member}", int(ttl * 1000), channel])
+
+    def online_seats(self, game_id: str) -> list[int]:
+        """Return the seats of `game_id` with an unexpired entry, ascending. Raises StoreUnavailable."""
+        with _errors():
+            members = self._online(keys=[game_key(game_id, "presence")])
+        return sorted({int(m.partition("|")[0]) for m in members})
 
     def _on_listener_error(self, exc: BaseException, pubsub: Any, thread: Any) -> None:
         """Called on the listener thread when a read fails; wait, then let the loop reconnect."""
