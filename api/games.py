@@ -97,7 +97,7 @@ def _require_json_body():
 
 
 @blp.route("/games", methods=["POST"])
-@blp.arguments(CreateGameSchema)
+@blp.arguments(CreateGameSchema())
 @blp.response(201, SeatGrantSchema, description="The game, the creator's seat (0) and its token; for duo "
               "also the join code and join link for the second player.")
 @problems("invalid_request")
@@ -108,7 +108,7 @@ def create_game(args):
 
 
 @blp.route("/games/join", methods=["POST"])
-@blp.arguments(JoinSchema)
+@blp.arguments(JoinSchema())
 @blp.response(200, SeatGrantSchema, description="The seat the code opened, with its new token.")
 @problems("unknown_code", "rate_limited")
 def join_game(args):
@@ -126,8 +126,8 @@ def get_game(game_id):
 
 
 @blp.route("/games/<game_id:game_id>/actions", methods=["POST"])
-@blp.arguments(IdempotencyHeaderSchema, location="headers")
-@blp.arguments(ActionRequestSchema)
+@blp.arguments(IdempotencyHeaderSchema(), location="headers")
+@blp.arguments(ActionRequestSchema())
 @blp.response(200, ActionResultSchema, description="Accepted: the new version, view and events. A retry with "
               "the same Idempotency-Key gets this same answer (header Idempotent-Replayed: true).")
 @blp.doc(security=TOKEN)
@@ -135,12 +135,16 @@ def get_game(game_id):
           "idempotency_mismatch")
 def post_action(headers, args, game_id):
     """Make a move."""
-    answer, replayed = _service().act(game_id, _token(), args, headers.get("idempotency_key"), _base_url())
-    return answer, 200, ({"Idempotent-Replayed": "true"} if replayed else {})
+    text, replayed = _service().act(game_id, _token(), args, headers.get("idempotency_key"), _base_url())
+    # Sent as stored (ActionResultSchema describes it): a retry gets the very same bytes.
+    resp = current_app.response_class(text, mimetype="application/json")
+    if replayed:
+        resp.headers["Idempotent-Replayed"] = "true"
+    return resp
 
 
 @blp.route("/games/<game_id:game_id>/events", methods=["GET"])
-@blp.arguments(EventsQuerySchema, location="query")
+@blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsSchema, description="The log after `since`, oldest first, redacted for the caller.")
 @blp.doc(security=OPTIONAL_TOKEN)
 @problems("unknown_game", "bad_token")
@@ -159,7 +163,7 @@ def transfer_seat(game_id):
 
 
 @blp.route("/games/<game_id:game_id>/qr.svg", methods=["GET"])
-@blp.arguments(QrQuerySchema, location="query")
+@blp.arguments(QrQuerySchema(), location="query")
 @blp.response(200, description="The join link as a QR code.", content_type="image/svg+xml")
 @blp.doc(security=OPTIONAL_TOKEN)
 @problems("unknown_game", "bad_token", "unknown_code")

@@ -200,8 +200,9 @@ class GameService:
     def act(self, game_id: str, token: str | None, body: dict, idem_key: str | None, base_url: str):
         """Apply `body["action"]` for the caller's seat at `body["version"]`.
 
-        Returns (answer, replayed): answer = {game_id, version, seat, view, seats, events}; replayed is
-        True when this Idempotency-Key was already answered (nothing is applied again). Raises
+        Returns (answer, replayed): answer is the JSON text of {game_id, version, seat, view, seats,
+        events} (kept as text: a retry gets exactly these bytes back); replayed is True when this
+        Idempotency-Key was already answered (nothing is applied again). Raises
         unknown_game, bad_token, stale_version (with the current version and view), not_your_turn,
         invalid_action, illegal_action, idempotency_mismatch.
         """
@@ -218,7 +219,7 @@ class GameService:
                                         fingerprint=fingerprint)
                 self._check_idempotency(res.status)
                 if res.status == "duplicate":
-                    return json.loads(res.response), True
+                    return res.response, True
             raise self._stale(game, seat, base_url)
 
         state = game.state()
@@ -236,14 +237,14 @@ class GameService:
         doc = dict(game.doc, p=new_pos, u=int(time.time()))
         answer = self._game_body(game_id, game.version + 1, doc, new_state, seat, base_url)
         answer["events"] = engine.redact_events(events, seat)
+        text = dumps(answer)
         res = self.store.commit(game_id, game.version, dumps(doc), ttl=self._ttl(doc, new_pos["phase"]),
-                                idem_key=idem_key, fingerprint=fingerprint, response=dumps(answer),
-                                log=dumps(events))
+                                idem_key=idem_key, fingerprint=fingerprint, response=text, log=dumps(events))
         self._check_idempotency(res.status)
         if res.status == "ok":
-            return answer, False
+            return text, False
         if res.status == "duplicate":
-            return json.loads(res.response), True
+            return res.response, True
         # Someone else moved between our load and our commit: the caller must look again.
         raise self._stale(self._load(game_id), seat, base_url)
 
