@@ -1,0 +1,71 @@
+// The HTTP API of PROTOCOL §6, nothing else. Errors come back as ApiError (a problem+json answer) or
+// NetworkError (no answer at all: the caller keeps the move pending and retries with the same key).
+
+const BASE = '/api/v1';
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super((body && (body.detail || body.title)) || `HTTP ${status}`);
+    this.status = status;
+    this.code = body && body.code;
+    this.body = body || {};
+  }
+}
+
+export class NetworkError extends Error {}
+
+/** A UUIDv4 from getRandomValues: crypto.randomUUID exists only in secure contexts (not on LAN http). */
+export function uuid() {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+async function call(method, path, { token, body, headers = {}, timeout = 10000 } = {}) {
+  const h = { Accept: 'application/json', ...headers };
+  if (token) h.Authorization = `Bearer ${token}`;
+  if (body !== undefined) h['Content-Type'] = 'application/json';
+  // A phone on a failing network can hang a fetch for minutes; abort so the move shows as pending.
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(), timeout);
+  let resp;
+  try {
+    resp = await fetch(BASE + path, {
+      method, headers: h, body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store', signal: ctrl.signal,
+    });
+  } catch (err) {
+    throw new NetworkError(String(err));
+  } finally {
+    clearTimeout(timer);
+  }
+  let data = null;
+  try {
+    data = await resp.json();
+  } catch {
+    data = null;
+  }
+  if (!resp.ok) throw new ApiError(resp.status, data);
+  return data;
+}
+
+export const createGame = (mode) => call('POST', '/games', { body: { mode } });
+export const joinGame = (code) => call('POST', '/games/join', { body: { code } });
+export const getGame = (id, token) => call('GET', `/games/${encodeURIComponent(id)}`, { token });
+export const getEvents = (id, token, since) =>
+  call('GET', `/games/${encodeURIComponent(id)}/events?since=${since}`, { token });
+
+/** Send one move; `key` is the move's Idempotency-Key, the same on every retry of that move. */
+export const postAction = (id, token, action, version, key) =>
+  call('POST', `/games/${encodeURIComponent(id)}/actions`, {
+    token, body: { action, version }, headers: { 'Idempotency-Key': key },
+  });
+
+export const qrUrl = (id, code) => `${BASE}/games/${encodeURIComponent(id)}/qr.svg?code=${encodeURIComponent(code)}`;
+export const watchQrUrl = (id) => `/watch/${encodeURIComponent(id)}.svg`;
+export const socketUrl = (id) => {
+  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${proto}//${location.host}${BASE}/games/${encodeURIComponent(id)}/ws`;
+};

@@ -1,0 +1,127 @@
+// Composition root: language, routing (#/ home, #/g/<id> a game, #join=<code>, #watch=<id>), the
+// service worker, and the install prompt. Screens only render; the session talks to the server.
+
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { html } from './html.js';
+import { t, setLang, negotiate, currentLang } from './i18n.js';
+import * as api from './api.js';
+import * as store from './store.js';
+import { Home } from './views/home.js';
+import { Game } from './views/game.js';
+
+function parseHash() {
+  const h = location.hash;
+  let m = h.match(/^#join=([A-Za-z0-9-]+)/);
+  if (m) return { name: 'join', code: m[1] };
+  m = h.match(/^#watch=([A-Za-z0-9_-]+)/);
+  if (m) return { name: 'watch', id: m[1] };
+  m = h.match(/^#\/g\/([A-Za-z0-9_-]+)/);
+  if (m) return { name: 'game', id: m[1] };
+  return { name: 'home' };
+}
+
+const go = (hash, replace = false) => {
+  if (replace) location.replace(hash);
+  else location.hash = hash;
+};
+
+let installEvent = null;
+
+function App() {
+  const [route, setRoute] = useState(parseHash());
+  const [, setLangTick] = useState(0);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const [install, setInstall] = useState(Boolean(installEvent));
+
+  useEffect(() => {
+    const onHash = () => setRoute(parseHash());
+    const onInstall = (e) => {
+      e.preventDefault();
+      installEvent = e;
+      setInstall(true);
+    };
+    window.addEventListener('hashchange', onHash);
+    window.addEventListener('beforeinstallprompt', onInstall);
+    return () => {
+      window.removeEventListener('hashchange', onHash);
+      window.removeEventListener('beforeinstallprompt', onInstall);
+    };
+  }, []);
+
+  const failText = (err) => {
+    if (err instanceof api.NetworkError) return t('err.network');
+    const key = `err.${err.code}`;
+    return t(key) === key ? t('err.generic', { msg: err.message }) : t(key);
+  };
+
+  const newGame = async (mode, hotseat = false) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await api.createGame(mode);
+      store.addToken(r.game_id, r.seat, r.token, { mode, created: Date.now() });
+      if (hotseat && r.join_code) {
+        const j = await api.joinGame(r.join_code);
+        store.addToken(r.game_id, j.seat, j.token, { hotseat: true });
+      }
+      go(`#/g/${r.game_id}`);
+    } catch (err) {
+      setError(failText(err));
+      go('#/');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const join = async (code) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await api.joinGame(code);
+      store.addToken(r.game_id, r.seat, r.token, { mode: r.view.mode, created: Date.now() });
+      go(`#/g/${r.game_id}`, true);
+    } catch (err) {
+      setError(failText(err));
+      go('#/', true);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  useEffect(() => {
+    if (route.name === 'join') join(route.code);
+  }, [route.name, route.code]);
+
+  const other = currentLang() === 'de' ? 'en' : 'de';
+  const langSwitch = html`<button type="button" class="link lang" lang=${other} aria-label=${t('lang.switch.label')}
+    onClick=${async () => { await setLang(other, true); setLangTick((n) => n + 1); }}>${t('lang.switch')}</button>`;
+
+  if (route.name === 'game' || route.name === 'watch') {
+    const id = route.id;
+    return html`<${Game} key=${`${route.name}:${id}`} id=${id} watch=${route.name === 'watch'} langSwitch=${langSwitch}
+      onHome=${() => go('#/')} onRematch=${(mode, hotseat) => newGame(mode, hotseat)} />`;
+  }
+  const ios = /iphone|ipad/i.test(navigator.userAgent) && !navigator.standalone;
+  return html`<div class="shell"><header class="bar"><span></span>${langSwitch}</header>
+    <${Home} onNew=${(m) => newGame(m)} onJoin=${join} error=${error} busy=${busy || route.name === 'join'}
+      install=${install} iosHint=${ios} onInstall=${async () => {
+        if (!installEvent) return;
+        installEvent.prompt();
+        installEvent = null;
+        setInstall(false);
+      }} /></div>`;
+}
+
+function registerServiceWorker() {
+  // Service workers need a secure context; on a plain-http LAN address the app is simply a web page.
+  if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+  navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});
+}
+
+await setLang(negotiate());
+const root = document.getElementById('app');
+root.textContent = ''; // drop the boot placeholder: Preact appends to what is there
+render(html`<${App} />`, root);
+registerServiceWorker();

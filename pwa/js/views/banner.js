@@ -1,0 +1,29 @@
+// The one sentence that says what must be done now, from the view alone (phase, planted, legal list).
+
+import { t } from '../i18n.js';
+
+export function bannerText(view, { seat, busy, watch }) {
+  if (view.phase === 'over') return t('phase.over');
+  if (busy) return t('phase.busy');
+  const legal = view.legal_actions || [];
+  if (watch || seat === null || view.active !== seat || !legal.length) {
+    const who = t('who.seat', { n: view.active + 1 });
+    return t(watch || seat === null ? 'phase.wait.table' : 'phase.wait', { who });
+  }
+  const can = (type) => legal.some((a) => a.type === type);
+  const me = view.players[seat];
+  switch (view.phase) {
+    case 'leftovers': return t('phase.leftovers');
+    case 'protection': return t('phase.protection');
+    case 'plant':
+      if (!me.hand || !me.hand.length) return t('phase.plant.empty');
+      if (view.planted === 0) return t('phase.plant.first');
+      return can('plant_hand') ? t('phase.plant.second') : t('phase.plant.done');
+    case 'use':
+      if (!can('end_phase') && Object.values(view.bosses).some((b) => b === null) && !view.display.length) {
+        return t('phase.use.fill');
+      }
+      return t(view.mode === 'solo' ? 'phase.use.solo' : 'phase.use');
+    default: return '';
+  }
+}

@@ -1,0 +1,126 @@
+// One game on screen: owns its GameSession and the local choices (selection, hidden hand, dialogs),
+// and picks the screen: lobby, curtain, table, end, or an error.
+
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { t } from '../i18n.js';
+import * as store from '../store.js';
+import * as cues from '../cues.js';
+import { joinGame, watchQrUrl } from '../api.js';
+import { GameSession } from '../session.js';
+import { validSelection } from '../targets.js';
+import { Conn } from './bits.js';
+import { Table } from './table.js';
+import { Lobby } from './lobby.js';
+import { End } from './end.js';
+import { Curtain } from './curtain.js';
+
+function WatchDialog({ id, onClose }) {
+  const link = `${location.origin}/#watch=${id}`;
+  return html`<section class="watchbox" aria-label=${t('watch.show')}>
+    <img class="qr" src=${watchQrUrl(id)} alt=${t('watch.qr')} width="264" height="264" />
+    <p>${t('watch.hint')}</p>
+    <p class="hint"><a href=${link}>${link}</a></p>
+    <button type="button" onClick=${onClose}>${t('watch.close')}</button>
+  </section>`;
+}
+
+export function Game({ id, watch, onHome, onRematch, langSwitch }) {
+  const [gen, setGen] = useState(0);
+  const session = useMemo(() => new GameSession(id, { watch }), [id, watch, gen]);
+  const [s, setS] = useState(session.s);
+  const [sel, setSel] = useState(null);
+  const [hidden, setHidden] = useState(Boolean(store.prefs().hideHand));
+  const [showWatch, setShowWatch] = useState(false);
+  const [streak, setStreak] = useState(null);
+  const wasMyTurn = useRef(null);
+
+  useEffect(() => {
+    setS(session.s);
+    const off = session.subscribe(setS);
+    session.start();
+    return () => {
+      off();
+      session.stop();
+    };
+  }, [session]);
+
+  // Privacy: the hand hides itself whenever the phone is put away or the app is switched.
+  useEffect(() => {
+    const onVis = () => { if (document.visibilityState === 'hidden') setHidden(true); };
+    document.addEventListener('visibilitychange', onVis);
+    return () => document.removeEventListener('visibilitychange', onVis);
+  }, []);
+
+  const view = s.view;
+  const myTurn = Boolean(view && view.legal_actions.length && !s.busy && !s.curtain);
+  useEffect(() => {
+    if (myTurn && wasMyTurn.current === false && view.mode === 'duo' && !session.hotseat) {
+      cues.yourTurn(t('table.yourturn'));
+    } else if (!myTurn) cues.badge(false);
+    wasMyTurn.current = myTurn;
+  }, [myTurn]);
+  useEffect(() => () => cues.badge(false), []);
+
+  const over = view && view.phase === 'over';
+  useEffect(() => {
+    if (over && view.mode === 'solo' && s.seat !== null) {
+      setStreak(store.recordSolo(id, view.result.winners.includes(0)));
+    }
+  }, [over]);
+
+  const liveSel = view ? validSelection(view.legal_actions, sel) : null;
+  const onAct = (a) => {
+    setSel(null);
+    cues.keepAwake(true);
+    session.act(a);
+  };
+  const hotseat = async () => {
+    try {
+      const r = await joinGame(s.joinCode);
+      store.addToken(id, r.seat, r.token, { hotseat: true });
+      setGen(gen + 1);
+    } catch (err) {
+      session.fail(err);
+    }
+  };
+  const done = () => {
+    store.forgetGame(id); // the end was acknowledged: this device forgets the game and its tokens
+    onHome();
+  };
+  const rematch = () => {
+    store.forgetGame(id);
+    onRematch(view.mode, session.hotseat);
+  };
+
+  let body;
+  if (s.error) {
+    body = html`<p class="notice" role="alert">${t(`err.${s.error}`)}</p>
+      <button type="button" onClick=${done}>${t('table.home')}</button>`;
+  } else if (!view) {
+    body = html`<p>${t('loading')}</p>`;
+  } else if (!watch && s.seats.some((x) => !x.taken)) {
+    body = html`<${Lobby} id=${id} s=${s} onHotseat=${hotseat} onHome=${onHome} />`;
+  } else if (s.curtain !== null) {
+    body = html`<${Curtain} seat=${s.curtain} onReveal=${() => { setSel(null); session.reveal(); }} />`;
+  } else {
+    body = html`${over ? html`<${End} s=${s} streak=${streak} onRematch=${rematch} onHome=${done} hotseat=${session.hotseat} />` : null}
+      <${Table} s=${s} sel=${liveSel} setSel=${setSel} hidden=${hidden} onAct=${onAct} watch=${watch}
+        hotseat=${session.hotseat} onSkip=${() => session.finishHold()}
+        toggleHidden=${() => { store.setPref('hideHand', !hidden); setHidden(!hidden); }} />`;
+  }
+  return html`<div class=${`game${watch ? ' watch' : ''}`}>
+    <header class="bar">
+      <a class="button link" href="#/">${t('table.home')}</a>
+      <${Conn} conn=${s.conn} />
+      ${!watch && view ? html`<button type="button" class="link" aria-expanded=${showWatch ? 'true' : 'false'}
+        onClick=${() => setShowWatch(!showWatch)}>${t('watch.show')}</button>` : null}
+      ${langSwitch}
+    </header>
+    <main id="main">
+      ${watch ? html`<h1 class="sr-only">${t('watch.title')}</h1>` : html`<h1 class="sr-only">${t('app.title')}</h1>`}
+      ${showWatch ? html`<${WatchDialog} id=${id} onClose=${() => setShowWatch(false)} />` : null}
+      ${body}
+    </main>
+  </div>`;
+}

@@ -1,0 +1,53 @@
+// The start screen: new games, join by code, and this device's unfinished games.
+
+import { useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { t } from '../i18n.js';
+import * as store from '../store.js';
+
+function modeName(g) {
+  if (g.mode === 'solo') return t('home.mode.solo');
+  return g.hotseat ? t('home.mode.hotseat') : t('home.mode.duo');
+}
+
+export function Home({ onNew, onJoin, error, busy, install, onInstall, iosHint }) {
+  const [code, setCode] = useState('');
+  const games = Object.entries(store.games()).sort((a, b) => b[1].created - a[1].created);
+  const streak = store.streak();
+  const fmt = new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: 'short', timeStyle: 'short' });
+  const submit = (e) => {
+    e.preventDefault();
+    if (code.trim()) onJoin(code.trim());
+  };
+  return html`<main class="home" id="main">
+    <h1>${t('app.title')}</h1>
+    <p class="tagline">${t('app.tagline')}</p>
+    ${error ? html`<p class="notice" role="alert">${error}</p>` : null}
+    <div class="newgame">
+      <button type="button" class="big primary" data-new="solo" disabled=${busy} onClick=${() => onNew('solo')}>${t('home.new_solo')}</button>
+      <button type="button" class="big" data-new="duo" disabled=${busy} onClick=${() => onNew('duo')}>${t('home.new_duo')}</button>
+    </div>
+    <form class="join" onSubmit=${submit}>
+      <h2>${t('home.join')}</h2>
+      <label for="code">${t('home.code')}</label>
+      <div class="row">
+        <input id="code" name="code" autocomplete="off" autocapitalize="characters" spellcheck="false"
+          inputmode="text" maxlength="12" aria-describedby="code-hint" value=${code}
+          onInput=${(e) => setCode(e.currentTarget.value)} />
+        <button type="submit" disabled=${busy}>${t('home.join.go')}</button>
+      </div>
+      <p id="code-hint" class="hint">${t('home.code.hint')}</p>
+    </form>
+    <section class="resume">
+      <h2>${t('home.resume.title')}</h2>
+      ${games.length ? html`<ul class="games">${games.map(([id, g]) => html`<li>
+        <a class="button" href=${`#/g/${id}`} data-resume=${id}>${t('home.resume')}: ${modeName(g)}</a>
+        <span class="hint">${t('home.started', { when: fmt.format(new Date(g.created)) })}</span></li>`)}</ul>`
+        : html`<p class="hint">${t('home.none')}</p>`}
+    </section>
+    ${streak.best ? html`<p class="streak">${t('home.streak', streak)}</p>` : null}
+    ${install ? html`<p><button type="button" onClick=${onInstall}>${t('home.install')}</button></p>` : null}
+    ${iosHint ? html`<p class="hint">${t('home.ios')}</p>` : null}
+    <p class="hint"><a href="/api/docs">${t('home.rules')}</a></p>
+  </main>`;
+}

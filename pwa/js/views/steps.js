@@ -1,0 +1,15 @@
+// The list of what just happened: the Mafia's and the deck's moves appear one by one.
+
+import { html } from '../html.js';
+import { t } from '../i18n.js';
+import { sentence } from '../narrate.js';
+
+export function Steps({ s, seat, hotseat, onSkip }) {
+  const lines = s.steps.slice(0, s.shown).map((e) => sentence(e, seat, hotseat)).filter(Boolean);
+  if (!lines.length) return null;
+  return html`<section class="steps" aria-label=${t('table.steps')}>
+    <h2 class="sub">${t('table.steps')}
+      ${s.busy ? html`<button type="button" class="link" onClick=${onSkip}>${t('table.skip')}</button>` : null}</h2>
+    <ol>${lines.map((l) => html`<li>${l}</li>`)}</ol>
+  </section>`;
+}
