@@ -72,5 +72,5 @@ def test_swagger_ui_is_served_without_a_cdn():
 
 
 def test_site_root_answers():
-    resp = APP.test_client().get("/")
-    assert resp.status_code == 200 and resp.mimetype == "text/html"
+    with APP.test_client().get("/") as resp:  # may be a file response: close it
+        assert resp.status_code == 200 and resp.mimetype == "text/html"
