@@ -14,7 +14,7 @@ def create_app(config: dict | None = None) -> Flask:
     """
     from flask_smorest import Api
 
-    from api import errors, games, openapi, web
+    from api import errors, games, openapi, web, ws
     from api.service import GameService, Lifetimes
 
     app = Flask(__name__, static_folder=None)
@@ -52,6 +52,7 @@ def create_app(config: dict | None = None) -> Flask:
     api.register_blueprint(games.blp)
     errors.register(app, api)
     openapi.register(app, api)
+    ws.init_app(app)  # GET /api/v1/games/{id}/ws and /api/v1/ws.schema.json (PROTOCOL §7)
     app.register_blueprint(web.bp)
     if app.config["BENCH"]:
         from api import bench

@@ -41,6 +41,17 @@ class Config:
     # Register the bare Redis GET+SET endpoint used by tests/perf/api_bench.py as a baseline.
     BENCH = False
 
+    # Websocket (api.ws, PROTOCOL §7). The server pings every WS_PING_INTERVAL seconds; a client that
+    # misses a pong is dropped, so a vanished phone shows as offline within 2 x WS_PING_INTERVAL.
+    WS_PING_INTERVAL = 25.0
+    # Origins allowed to open a websocket (e.g. ["https://beans.example"]); None: no check (the seat
+    # token in the first message, never a cookie, is what authorizes a socket).
+    WS_ALLOWED_ORIGINS = None
+    # Tests only: send {"type": "debug", "pid": ...} after hello, to prove which worker holds a socket.
+    WS_DEBUG = False
+    # Register the bare flask-sock + Redis pub/sub relay used by tests/perf/push_bench.py as a baseline.
+    WS_BASELINE = False
+
     # flask-smorest: the document is served by api.games at /api/v1/openapi.json, not by flask-smorest.
     API_TITLE = "Al Cabohne Online"
     API_VERSION = "1"
@@ -56,6 +67,10 @@ ENV_KEYS = {
     "ALCABOHNE_PROXY_COUNT": ("PROXY_COUNT", int),
     "ALCABOHNE_BENCH": ("BENCH", lambda v: v not in ("", "0", "false", "no")),
     "REDIS_URL": ("STORE_URL", str),
+    "ALCABOHNE_WS_PING_INTERVAL": ("WS_PING_INTERVAL", float),
+    "ALCABOHNE_WS_ORIGINS": ("WS_ALLOWED_ORIGINS", lambda v: [o.strip() for o in v.split(",") if o.strip()]),
+    "ALCABOHNE_WS_DEBUG": ("WS_DEBUG", lambda v: v not in ("", "0", "false", "no")),
+    "ALCABOHNE_WS_BASELINE": ("WS_BASELINE", lambda v: v not in ("", "0", "false", "no")),
 }
 
 

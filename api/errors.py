@@ -27,6 +27,7 @@ CODES: dict[str, tuple[int, str]] = {
     "invalid_request": (400, "The request is malformed"),
     "unknown_code": (404, "No such join or transfer code (or it has been used or expired)"),
     "idempotency_mismatch": (422, "This Idempotency-Key was already used with a different request"),
+    "forbidden_origin": (403, "Websockets may not be opened from this origin"),
     "not_found": (404, "No such resource"),
     "method_not_allowed": (405, "Method not allowed on this resource"),
     "payload_too_large": (413, "The request body is too large"),

@@ -57,6 +57,12 @@ class Loaded:
     def state(self):
         return engine.from_position(self.doc["p"])
 
+    def views(self, seats) -> dict:
+        """Return {seat: engine.view for that seat} for each of `seats` (None: the table view), decoding
+        the position once (the websocket hub renders one load for every socket of a game)."""
+        state = self.state()
+        return {seat: engine.view(state, seat) for seat in seats}
+
 
 class GameService:
     """All game operations against one store. Thread-safe: it holds no mutable state of its own."""
@@ -123,13 +129,13 @@ class GameService:
         for version, raw in entries:
             if version > game.version:  # committed after our load: the caller will see it next time
                 break
-            entry = json.loads(raw) if raw else []
-            if isinstance(entry, dict):  # a change of seats
-                events = [{"type": SEAT_EVENT[entry["change"]], "seat": entry["seat"]}]
-            else:
-                events = engine.redact_events(entry, seat)
-            log.append({"version": version, "events": events})
+            log.append({"version": version, "events": entry_events(raw, seat)})
         return {"game_id": game_id, "version": game.version, "seat": seat, "log": log}
+
+    def snapshot(self, game_id: str) -> Loaded:
+        """Return the stored game, for callers that render it for several seats (the websocket hub);
+        every payload made from it must go through `Loaded.views` / `entry_events`. Raises unknown_game."""
+        return self._load(game_id)
 
     def join_link(self, game_id: str, token: str | None, code: str | None, base_url: str) -> str:
         """Return the join URL to draw as a QR code: for `code` if it is a live code of this game, else
@@ -327,6 +333,14 @@ class GameService:
         code = self._reserve_code(f"{game_id}#{seat}#{game.seats[seat][:16]}", self.ttl.transfer)
         return {"game_id": game_id, "version": game.version, "seat": seat, "transfer_code": code,
                 "transfer_url": join_url(base_url, code), "expires_in": self.ttl.transfer}
+
+
+def entry_events(raw: str, seat: int | None) -> list[dict]:
+    """Return the events of one stored log entry as `seat` may see them (a change of seats included)."""
+    entry = json.loads(raw) if raw else []
+    if isinstance(entry, dict):  # a change of seats
+        return [{"type": SEAT_EVENT[entry["change"]], "seat": entry["seat"]}]
+    return engine.redact_events(entry, seat)
 
 
 def join_url(base_url: str, code: str) -> str:

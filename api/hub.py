@@ -1,0 +1,288 @@
+"""The websocket hub of one worker process: store nudges -> the sockets of that game (DESIGN §1).
+
+One hub per app (so per gunicorn worker). On the first socket it makes the worker's ONE store
+subscription (Redis: the store's PSUBSCRIBE, made before its listener thread starts; embedded stores:
+the in-process broker). It keeps a registry game id -> connections behind a lock. A nudge
+(game_id, version) is rendered once per game and once per seat (one load, one `engine.view` per seat,
+one JSON encoding per seat) and queued on each connection; each connection's own handler thread sends
+(api.ws), so a slow or vanished client never blocks the listener thread or another socket.
+
+Presence goes through the store (`set_presence` / `online_seats`, expiring entries refreshed by a
+heartbeat thread), so it is right across workers and hosts, and a worker killed with its sockets
+drops out after the entries' lifetime. After the store's pub/sub connection comes back (`on_reset`),
+every local socket gets a fresh state and presence (or `{"type": "resync"}` when the store still fails).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import queue
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+from api.errors import ApiError
+from api.service import GameService, Loaded, entry_events
+from api.store.base import StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+# Markers in a connection's outbox besides the text frames to send.
+INBOUND = object()  # the client sent something: read it
+CLOSE = object()  # end the connection (revoked token, overflow)
+
+# A client that lets this many frames pile up unsent is not reading: drop it (it will resync).
+OUTBOX_LIMIT = 512
+
+
+def encode(message: dict) -> str:
+    """Return the compact JSON text of one frame."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+class Connection:
+    """One websocket as the hub sees it: its game and seat, and the outbox its handler thread drains.
+
+    `version` is the highest state version queued for the client (starting at the client's `since`):
+    a state at or below it is never queued, so the client gets every version at most once, in order.
+    """
+
+    def __init__(self, game_id: str, seat: int | None, token_hash: str | None, since: int, seats: int):
+        self.id = secrets.token_hex(8)
+        self.game_id = game_id
+        self.seat = seat
+        self.token_hash = token_hash
+        self.seats = seats  # number of seats of the game (presence lists every seat)
+        self.version = since
+        self.outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._presence: list[int] | None = None
+        self.closing = False
+
+    def wake(self) -> None:
+        """Tell the handler thread that the client sent something (called by the reader thread)."""
+        self.outbox.put(INBOUND)
+
+    def push(self, text: str) -> None:
+        """Queue one frame; a client that stopped reading long ago is closed instead."""
+        if self.closing:
+            return
+        if self.outbox.qsize() > OUTBOX_LIMIT:
+            log.warning("socket %s of %s is not reading; closing it", self.id, self.game_id)
+            self.close()
+            return
+        self.outbox.put(text)
+
+    def close(self) -> None:
+        """Ask the handler thread to end the connection (after the frames already queued)."""
+        self.closing = True
+        self.outbox.put(CLOSE)
+
+    def offer_state(self, version: int, frame: Callable[[int], str]) -> bool:
+        """Queue `frame(previous version)` when `version` is newer than what the client holds.
+
+        Returns whether it was queued. Serialized per connection: the listener thread (fan-out) and
+        the handler thread (snapshot, own actions) may offer the same version at once.
+        """
+        with self._lock:
+            if version <= self.version:
+                return False
+            previous, self.version = self.version, version
+            self.push(frame(previous))
+            return True
+
+    def offer_presence(self, online: Iterable[int]) -> None:
+        """Queue a presence frame when the online seats differ from the last ones queued."""
+        online = sorted(set(online))
+        with self._lock:
+            if online == self._presence:
+                return
+            self._presence = online
+            self.push(encode({"type": "presence", "seats": [
+                {"seat": s, "online": s in online} for s in range(self.seats)]}))
+
+
+class Hub:
+    """The registry and fan-out of one process. Thread-safe.
+
+    `ping_interval` (seconds) paces the presence heartbeat; presence entries live 3 intervals, so
+    the seats of a worker that died without cleaning up go offline within about 4 intervals.
+    """
+
+    def __init__(self, service: GameService, *, ping_interval: float):
+        self._service = service
+        self._store = service.store
+        self._lock = threading.Lock()
+        self._games: dict[str, set[Connection]] = {}
+        self._cancel: Callable[[], None] | None = None
+        self._heartbeat: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.beat = max(float(ping_interval or 25.0), 0.2)
+        self.presence_ttl = 3 * self.beat
+
+    # ------------------------------------------------------------------ registry
+
+    def attach(self, conn: Connection) -> None:
+        """Register `conn` (subscribing this process on first use), then announce its seat.
+
+        Raises StoreUnavailable when the subscription or the presence record cannot be made; the
+        connection is then not registered.
+        """
+        with self._lock:
+            if self._cancel is None:
+                self._cancel = self._store.subscribe(
+                    self._on_nudge, on_reset=self._on_reset, on_presence=self._on_presence)
+                self._heartbeat = threading.Thread(target=self._beat, name="hub-presence", daemon=True)
+                self._heartbeat.start()
+            self._games.setdefault(conn.game_id, set()).add(conn)
+        if conn.seat is not None:
+            try:
+                self._store.set_presence(conn.game_id, conn.id, conn.seat, self.presence_ttl)
+            except StoreUnavailable:
+                self.detach(conn)
+                raise
+
+    def detach(self, conn: Connection) -> None:
+        """Forget `conn` and withdraw its presence entry (never raises)."""
+        with self._lock:
+            conns = self._games.get(conn.game_id)
+            if conns is not None:
+                conns.discard(conn)
+                if not conns:
+                    del self._games[conn.game_id]
+        if conn.seat is not None:
+            with contextlib.suppress(StoreUnavailable):  # else the entry expires by itself
+                self._store.set_presence(conn.game_id, conn.id, conn.seat, 0)
+
+    def connections(self, game_id: str | None = None) -> list[Connection]:
+        """Return the local connections (of one game, or all)."""
+        with self._lock:
+            if game_id is not None:
+                return list(self._games.get(game_id, ()))
+            return [c for conns in self._games.values() for c in conns]
+
+    def close(self) -> None:
+        """Cancel the subscription and stop the heartbeat (the sockets' handlers end on their own)."""
+        with self._lock:
+            cancel, self._cancel = self._cancel, None
+            beat, self._heartbeat = self._heartbeat, None
+        self._stop.set()
+        if cancel is not None:
+            cancel()
+        if beat is not None and beat is not threading.current_thread():
+            beat.join(timeout=5)
+
+    # ------------------------------------------------------------------ rendering
+
+    def send_snapshot(self, conn: Connection, game: Loaded | None = None) -> None:
+        """Queue the current state for `conn` if it is newer than what the client holds.
+
+        Raises ApiError (unknown_game) and StoreUnavailable from the load.
+        """
+        game = game or self._service.snapshot(conn.game_id)
+        self._render(conn.game_id, game, [conn])
+
+    def send_presence(self, conn: Connection) -> None:
+        """Queue the game's current presence for `conn` (raises StoreUnavailable)."""
+        conn.offer_presence(self._store.online_seats(conn.game_id))
+
+    def _render(self, game_id: str, game: Loaded, conns: list[Connection]) -> None:
+        """Queue `game`'s state for every connection in `conns`, rendering each seat once."""
+        live = []
+        for conn in conns:
+            if conn.seat is not None and game.seats[conn.seat] != conn.token_hash:
+                # The seat moved to another device (transfer): this socket no longer sees its cards.
+                conn.push(encode({"type": "error", "id": None, "code": "bad_token", "status": 401,
+                                  "detail": "This seat was moved to another device."}))
+                conn.close()
+            elif game.version > conn.version:
+                live.append(conn)
+        if not live:
+            return
+        views = game.views({conn.seat for conn in live})
+        raw_events = None
+        if any(conn.version == game.version - 1 for conn in live):
+            # The client is exactly one version behind: the events of that version tell what happened.
+            entries = self._store.log_since(game_id, game.version - 1)
+            raw_events = next((raw for v, raw in entries if v == game.version), None)
+        frames: dict[tuple[int | None, bool], str] = {}
+
+        def frame(seat: int | None, with_events: bool) -> str:
+            key = (seat, with_events)
+            if key not in frames:
+                message = {"type": "state", "version": game.version, "view": views[seat]}
+                if with_events:
+                    message["events"] = entry_events(raw_events, seat)
+                frames[key] = encode(message)
+            return frames[key]
+
+        for conn in live:
+            conn.offer_state(game.version, lambda previous, seat=conn.seat: frame(
+                seat, raw_events is not None and previous == game.version - 1))
+
+    # ------------------------------------------------------------------ store callbacks
+
+    def _on_nudge(self, game_id: str, version: int) -> None:
+        """A commit of `game_id` reached `version`: push it to the local sockets (listener thread)."""
+        conns = self.connections(game_id)
+        if not conns or all(conn.version >= version for conn in conns):
+            return  # not ours, or already sent (the acting socket gets its state with the ack)
+        self._refresh(game_id, conns)
+
+    def _refresh(self, game_id: str, conns: list[Connection]) -> None:
+        try:
+            game = self._service.snapshot(game_id)
+        except ApiError:  # expired meanwhile: nothing to show
+            return
+        except StoreUnavailable:
+            for conn in conns:
+                conn.push(encode({"type": "resync"}))
+            return
+        self._render(game_id, game, conns)
+
+    def _on_presence(self, game_id: str) -> None:
+        """The online seats of `game_id` changed somewhere: tell the local sockets (listener thread)."""
+        conns = self.connections(game_id)
+        if not conns:
+            return
+        try:
+            online = self._store.online_seats(game_id)
+        except StoreUnavailable:
+            return
+        for conn in conns:
+            conn.offer_presence(online)
+
+    def _on_reset(self) -> None:
+        """Nudges may have been lost while the store's pub/sub was down: bring every socket up to date."""
+        by_game: dict[str, list[Connection]] = {}
+        for conn in self.connections():
+            by_game.setdefault(conn.game_id, []).append(conn)
+        for game_id, conns in by_game.items():
+            self._refresh(game_id, conns)
+            self._on_presence(game_id)
+
+    # ------------------------------------------------------------------ presence heartbeat
+
+    def _beat(self) -> None:
+        """Refresh the presence entries of every local seated socket, once per ping interval.
+
+        The refresh also purges other processes' expired entries, which announces their seats offline.
+        """
+        while not self._stop.wait(self.beat):
+            started = time.monotonic()
+            for conn in self.connections():
+                if conn.seat is None or conn.closing:
+                    continue
+                try:
+                    self._store.set_presence(conn.game_id, conn.id, conn.seat, self.presence_ttl)
+                except StoreUnavailable:
+                    break  # try again next beat
+                except Exception:
+                    log.exception("presence heartbeat failed")
+                    break
+            spent = time.monotonic() - started
+            if spent > self.beat / 2:
+                log.warning("presence heartbeat took %.1f s for %d sockets", spent, len(self.connections()))

@@ -1,0 +1,300 @@
+"""The websocket `GET /api/v1/games/{id}/ws` (PROTOCOL §7, docs/websocket.md) and its JSON Schema.
+
+One handler thread per socket (a gunicorn gthread pool thread) owns everything the server sends on
+that socket: it drains the connection's outbox, which the hub (api.hub) fills from the store's
+listener thread, and the socket's reader thread wakes it when the client sent something. So sends
+are serialized without a lock in the hot path, and a slow client only ever blocks its own thread.
+The reader thread's own control frames (pings, pongs, close) go through the same socket lock.
+
+Actions reuse the HTTP service (`GameService.act`) with the message id as the Idempotency-Key, so a
+move sent over the socket and retried over HTTP (or the reverse) applies once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import queue
+import socket
+import threading
+import time
+
+from flask import Blueprint, current_app, jsonify, request
+from flask_sock import Sock
+from simple_websocket import ConnectionClosed
+
+from api import auth
+from api.errors import CODES, ApiError
+from api.hub import CLOSE, INBOUND, Connection, Hub, encode
+from api.store.base import StoreUnavailable
+from api.ws_schema import SCHEMA
+
+log = logging.getLogger(__name__)
+
+WS_PATH = "/api/v1/games/<game_id:game_id>/ws"
+SCHEMA_URL = "/api/v1/ws.schema.json"
+# Seconds a new socket has to send its hello.
+HELLO_TIMEOUT = 10.0
+# A send that cannot hand its bytes to the kernel in this many seconds means a dead or stuck client.
+SEND_TIMEOUT = 10.0
+# Largest message accepted from a client (an action is well under 1 KB).
+MAX_MESSAGE = 16 * 1024
+MAX_ID = 255
+
+bp = Blueprint("live", __name__)
+sock = Sock()
+
+
+class WakeEvent(threading.Event):
+    """simple-websocket's "a message arrived" event, which also wakes the handler thread's outbox
+    (passed as SOCK_SERVER_OPTIONS["event_class"], a documented simple-websocket option)."""
+
+    wake = None
+
+    def set(self) -> None:
+        super().set()
+        wake = self.wake
+        if wake is not None:
+            wake()
+
+
+class SerialSocket:
+    """The socket under a websocket with `send` made whole and exclusive: simple-websocket calls
+    `sock.send` from two threads (our frames; its pings, pongs and close) and ignores short writes."""
+
+    def __init__(self, raw: socket.socket, timeout: float | None):
+        self._raw = raw
+        self._lock = threading.Lock()
+        if timeout is not None:
+            # Bounds a send to a client that stopped reading. Reads are unaffected: the reader thread
+            # only calls recv after select() reported data (ping_interval is set).
+            raw.settimeout(timeout)
+
+    def send(self, data: bytes) -> int:
+        with self._lock:
+            self._raw.sendall(data)
+        return len(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self._raw, name)
+
+
+def init_app(app) -> None:
+    """Register the websocket route, the schema document and (WS_BASELINE) the benchmark relay."""
+    options = {"ping_interval": app.config["WS_PING_INTERVAL"], "max_message_size": MAX_MESSAGE}
+    options.update(app.config.get("SOCK_SERVER_OPTIONS") or {})
+    options["event_class"] = WakeEvent
+    app.config["SOCK_SERVER_OPTIONS"] = options
+    service = app.extensions["alcabohne.service"]
+    app.extensions["alcabohne.hub"] = Hub(service, ping_interval=options["ping_interval"] or 25.0)
+    app.register_blueprint(bp)
+    if app.config["WS_BASELINE"]:
+        from api import ws_baseline
+
+        ws_baseline.init_app(app, sock)
+
+
+@bp.get(SCHEMA_URL)
+def ws_schema():
+    """Serve the JSON Schema of the websocket messages."""
+    return jsonify(SCHEMA)
+
+
+@bp.before_request
+def _check_origin():
+    """Refuse a handshake from a browser page of another site, when allowed origins are configured."""
+    allowed = current_app.config["WS_ALLOWED_ORIGINS"]
+    if allowed and request.path.endswith("/ws") and request.headers.get("Origin") not in allowed:
+        raise ApiError("forbidden_origin", f"Origin {request.headers.get('Origin')!r} may not open sockets.")
+
+
+@sock.route(WS_PATH, bp=bp)
+def live(ws, game_id):
+    """Play one game live: hello, then states, presence, and actions with ack/error (PROTOCOL §7)."""
+    Session(ws, game_id).run()
+
+
+class Session:
+    """One socket's life: hello, registration and snapshot, then the send/receive loop."""
+
+    def __init__(self, ws, game_id: str):
+        self.ws = ws
+        self.game_id = game_id
+        self.hub: Hub = current_app.extensions["alcabohne.hub"]
+        self.service = current_app.extensions["alcabohne.service"]
+        self.base_url = current_app.config["PUBLIC_URL"] or request.host_url
+        self.debug = current_app.config["WS_DEBUG"]
+        ping = ws.ping_interval
+        self.idle = float(ping) if ping else 25.0
+        ws.sock = SerialSocket(ws.sock, SEND_TIMEOUT if ping else None)
+        self.token: str | None = None
+        self.conn: Connection | None = None
+        self.last_sent = time.monotonic()
+
+    # ------------------------------------------------------------------ sending
+
+    def send(self, message: dict | str) -> bool:
+        """Send one frame now (handler thread only); return False when the client is gone."""
+        try:
+            self.ws.send(message if isinstance(message, str) else encode(message))
+        except (ConnectionClosed, OSError):
+            return False
+        self.last_sent = time.monotonic()
+        return True
+
+    def error(self, code: str, detail: str = "", msg_id=None, **extra) -> dict:
+        """Return an error frame with the HTTP status and code of §6."""
+        return {"type": "error", "id": msg_id, "code": code, "status": CODES[code][0],
+                "detail": detail or CODES[code][1], **extra}
+
+    def refuse(self, frame: dict) -> None:
+        """Send `frame` and close the socket (policy violation)."""
+        if self.send(frame):
+            with contextlib.suppress(ConnectionClosed, OSError):
+                self.ws.close(reason=1008, message=frame["code"])
+
+    # ------------------------------------------------------------------ life
+
+    def run(self) -> None:
+        try:
+            if self.hello():
+                self.loop()
+        except StoreUnavailable as err:
+            log.warning("websocket of %s: store unavailable: %s", self.game_id, err)
+            self.refuse(self.error("store_unavailable"))
+        except Exception:
+            # Never let an error escape to Flask: it would write an HTTP 500 onto the upgraded socket.
+            log.exception("websocket of %s failed", self.game_id)
+            self.refuse(self.error("internal_error"))
+        finally:
+            if self.conn is not None:
+                self.hub.detach(self.conn)
+                self.ws.event.wake = None
+
+    def hello(self) -> bool:
+        """Read and check the hello, register the socket, queue the snapshot; return False to end."""
+        try:
+            text = self.ws.receive(timeout=HELLO_TIMEOUT)
+        except ConnectionClosed:
+            return False
+        if text is None:
+            self.refuse(self.error("invalid_request", "Send {\"type\": \"hello\", ...} first."))
+            return False
+        msg = _parse(text)
+        token = msg.get("token") if isinstance(msg, dict) else None
+        since = msg.get("since", 0) if isinstance(msg, dict) else None
+        if (not isinstance(msg, dict) or msg.get("type") != "hello" or not _is_int(since) or since < 0
+                or not (token is None or isinstance(token, str))):
+            self.refuse(self.error("invalid_request",
+                                   'The first message is {"type": "hello", "token": "...", "since": n}.'))
+            return False
+        try:
+            first = self.service.get(self.game_id, token or None, self.base_url)
+        except ApiError as err:
+            self.refuse(self.error(err.code, err.detail))
+            return False
+        self.token = token or None
+        seat = first["seat"]
+        conn = Connection(self.game_id, seat, auth.token_hash(self.token) if self.token else None,
+                          min(since, first["version"]), len(first["view"]["players"]))
+        if self.debug:
+            conn.push(encode({"type": "debug", "pid": os.getpid()}))
+        # Register first, then read: a commit between the two reaches us by the nudge or by the read.
+        self.hub.attach(conn)
+        self.conn = conn
+        self.ws.event.wake = conn.wake
+        conn.wake()  # a message that arrived before the line above is waiting in the buffer
+        try:
+            self.hub.send_snapshot(conn)
+        except ApiError as err:
+            self.refuse(self.error(err.code, err.detail))
+            return False
+        self.hub.send_presence(conn)
+        return True
+
+    def loop(self) -> None:
+        """Send what the outbox holds and answer what the client sends, until either side closes."""
+        conn = self.conn
+        while True:
+            try:
+                item = conn.outbox.get(timeout=self.idle)
+            except queue.Empty:  # idle for a ping interval
+                item = None
+            if item is CLOSE:
+                with contextlib.suppress(ConnectionClosed, OSError):
+                    self.ws.close(reason=1008, message="closed by the server")
+                return
+            if isinstance(item, str):
+                if not self.send(item):
+                    return
+                continue
+            if item is INBOUND and not self.read_all():
+                return
+            if item is None:
+                if not self.ws.connected:
+                    return
+                # Browsers cannot see pings: a frame at least every interval tells the client we live.
+                if time.monotonic() - self.last_sent >= self.idle and not self.send({"type": "keepalive"}):
+                    return
+
+    def read_all(self) -> bool:
+        """Handle every message waiting; return False when the client is gone."""
+        while True:
+            try:
+                text = self.ws.receive(timeout=0)
+            except ConnectionClosed:
+                return False
+            if text is None:
+                return True
+            reply = self.handle(text)
+            if reply is not None and not self.send(reply):
+                return False
+
+    def handle(self, text) -> dict | None:
+        """Answer one client message: an action gets ack or error; hello again is ignored."""
+        msg = _parse(text)
+        msg_id = msg.get("id") if isinstance(msg, dict) else None
+        msg_id = msg_id if isinstance(msg_id, str) and 0 < len(msg_id) <= MAX_ID else None
+        kind = msg.get("type") if isinstance(msg, dict) else None
+        if kind == "hello":
+            return None
+        if kind != "action":
+            return self.error("invalid_request", "Messages are hello or action.", msg_id)
+        if msg_id is None:
+            return self.error("invalid_request", f"An action needs an id (1-{MAX_ID} characters).")
+        version = msg.get("version")
+        if not _is_int(version) or version < 1 or "action" not in msg:
+            return self.error("invalid_request", "An action needs a version (>= 1) and an action.", msg_id)
+        if self.token is None:
+            return self.error("bad_token", "This socket watches the table: hello with a seat token to act.",
+                              msg_id)
+        try:
+            answer, _replayed = self.service.act(self.game_id, self.token,
+                                                 {"action": msg["action"], "version": version},
+                                                 msg_id, self.base_url)
+            if isinstance(answer, str):  # the stored answer's JSON text (what an HTTP retry gets)
+                answer = json.loads(answer)
+        except ApiError as err:
+            return self.error(err.code, err.detail, msg_id, **err.extra)
+        except StoreUnavailable:
+            return self.error("store_unavailable", "", msg_id)
+        if not self.send({"type": "ack", "id": msg_id, "version": answer["version"]}):
+            return None
+        # Our own move: send its state now rather than waiting for the store's nudge.
+        state = encode({"type": "state", "version": answer["version"], "view": answer["view"],
+                        "events": answer.get("events", [])})
+        self.conn.offer_state(answer["version"], lambda _previous: state)
+        return None
+
+
+def _parse(text):
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

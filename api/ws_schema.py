@@ -1,0 +1,103 @@
+"""The JSON Schema (2020-12) of the websocket messages, served at /api/v1/ws.schema.json.
+
+docs/websocket.schema.json is this document written out (a test keeps the two equal); docs/websocket.md
+explains the conversation.
+"""
+
+from __future__ import annotations
+
+from api.errors import CODES
+
+_ID = {"type": "string", "minLength": 1, "maxLength": 255,
+       "description": "A fresh random id (UUID) per action, reused on retry; it is the Idempotency-Key."}
+_VERSION = {"type": "integer", "minimum": 1}
+
+_VIEW = {
+    "type": "object",
+    "description": "engine.view for the socket's seat (PROTOCOL §5); the table view for a watcher.",
+    "required": ["mode", "phase", "active", "seat", "players", "bosses", "display", "legal_actions"],
+    "properties": {
+        "mode": {"enum": ["duo", "solo"]},
+        "phase": {"enum": ["leftovers", "protection", "plant", "use", "over"]},
+        "active": {"type": "integer"},
+        "seat": {"type": ["integer", "null"]},
+        "players": {"type": "array", "items": {"type": "object", "required": ["hand", "hand_size"]}},
+        "legal_actions": {"type": "array", "items": {"type": "object", "required": ["type"]}},
+    },
+}
+
+
+def _message(kind: str, description: str, properties: dict, required: tuple[str, ...] = ()) -> dict:
+    return {
+        "type": "object",
+        "description": description,
+        "required": ["type", *required],
+        "properties": {"type": {"const": kind}, **properties},
+    }
+
+
+CLIENT = {
+    "hello": _message("hello", "The first message on every socket. A socket without a token watches the "
+                      "public table view and may not act.", {
+                          "token": {"type": ["string", "null"], "description": "The seat token."},
+                          "since": {"type": "integer", "minimum": 0, "default": 0,
+                                    "description": "The last version the client has seen (0: none)."},
+                      }),
+    "action": _message("action", "A move, as POST /games/{id}/actions; answered by ack or error.", {
+        "id": _ID,
+        "version": {**_VERSION, "description": "The version the move was chosen at."},
+        "action": {"type": "object", "description": "An action of PROTOCOL §3.", "required": ["type"]},
+    }, ("id", "version", "action")),
+}
+
+SERVER = {
+    "state": _message("state", "The game at `version`, for this socket's seat: sent right after hello when "
+                      "newer than `since`, then after every change. Never older than a state already sent "
+                      "on this socket; clients still drop any at or below the version they hold.", {
+                          "version": _VERSION,
+                          "view": _VIEW,
+                          "events": {"type": "array", "items": {"type": "object", "required": ["type"]},
+                                     "description": "When the socket held version - 1: that version's "
+                                                    "events, redacted for the seat."},
+                      }, ("version", "view")),
+    "presence": _message("presence", "Which seats have a live socket; sent after hello and whenever it "
+                         "changes (a drop shows within twice the ping interval).", {
+                             "seats": {"type": "array", "items": {
+                                 "type": "object", "required": ["seat", "online"],
+                                 "properties": {"seat": {"type": "integer"}, "online": {"type": "boolean"}}}},
+                         }, ("seats",)),
+    "ack": _message("ack", "The action with this id was applied (or had been: a retry); its state follows "
+                    "(or came already).", {"id": _ID, "version": _VERSION}, ("id", "version")),
+    "error": _message("error", "A refused message, with the code and status of the HTTP API (PROTOCOL §6). "
+                      "stale_version carries the current version and view. Errors without id end the socket "
+                      "(bad hello, unknown game, seat moved away).", {
+                          "id": {"type": ["string", "null"]},
+                          "code": {"enum": sorted(CODES)},
+                          "status": {"type": "integer"},
+                          "detail": {"type": "string"},
+                          "version": _VERSION,
+                          "view": _VIEW,
+                      }, ("id", "code", "status", "detail")),
+    "resync": _message("resync", "The server may have missed changes (its store connection came back and "
+                       "the game could not be read): reconnect with hello and your version.", {}),
+    "keepalive": _message("keepalive", "Sent when the socket was idle for a ping interval: browsers cannot "
+                          "see websocket pings, and a client that hears nothing for two intervals "
+                          "reconnects.", {}),
+    "debug": _message("debug", "Test servers only (WS_DEBUG): the worker process holding the socket.",
+                      {"pid": {"type": "integer"}}, ("pid",)),
+}
+
+SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "/api/v1/ws.schema.json",
+    "title": "Al Cabohne Online websocket messages (GET /api/v1/games/{id}/ws)",
+    "description": "Text frames of JSON objects. clientMessage: client to server; serverMessage: server to "
+                   "client. Clients ignore server message types they do not know.",
+    "$defs": {
+        **{f"client_{k}": v for k, v in CLIENT.items()},
+        **{f"server_{k}": v for k, v in SERVER.items()},
+        "clientMessage": {"oneOf": [{"$ref": f"#/$defs/client_{k}"} for k in CLIENT]},
+        "serverMessage": {"oneOf": [{"$ref": f"#/$defs/server_{k}"} for k in SERVER]},
+    },
+    "oneOf": [{"$ref": "#/$defs/clientMessage"}, {"$ref": "#/$defs/serverMessage"}],
+}

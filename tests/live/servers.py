@@ -1,0 +1,139 @@
+"""Live servers for the websocket tests: werkzeug in a thread (fast), gunicorn subprocesses (real).
+
+Every server started here is stopped by its context manager; gunicorn runs with its control socket
+disabled (parallel servers would otherwise share $HOME/.gunicorn/gunicorn.ctl) on a free port.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from werkzeug.serving import make_server
+
+from api import create_app
+from api.store.base import GameStore
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ThreadServer:
+    """create_app(store, config) served by werkzeug's threaded server in a daemon thread."""
+
+    def __init__(self, store: GameStore, **config):
+        self.app = create_app({"STORE": store, **config})
+        self._server = make_server("127.0.0.1", 0, self.app, threaded=True)
+        self.url = f"http://127.0.0.1:{self._server.server_port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, name="live-werkzeug", daemon=True)
+
+    def __enter__(self) -> ThreadServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+        self.app.extensions["alcabohne.hub"].close()
+
+    @property
+    def hub(self):
+        return self.app.extensions["alcabohne.hub"]
+
+
+class Gunicorn:
+    """`gunicorn -k gthread` serving `api:create_app()` in a subprocess, configured by environment.
+
+    `restart()` stops and starts it on the same port (clients reconnect); `worker_pids()` lists the
+    worker processes (children of the arbiter).
+    """
+
+    def __init__(self, store_url: str, *, workers: int = 2, threads: int = 32, ping: float = 2.0,
+                 extra_env: dict | None = None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.workers = workers
+        self.threads = threads
+        self.env = {**os.environ, "ALCABOHNE_STORE_URL": store_url, "ALCABOHNE_WS_PING_INTERVAL": str(ping),
+                    "ALCABOHNE_WS_DEBUG": "1", "PYTHONPATH": str(ROOT), **(extra_env or {})}
+        self.env.pop("REDIS_URL", None)
+        self.proc: subprocess.Popen | None = None
+        self.log = b""
+
+    def start(self, timeout: float = 20.0) -> None:
+        """Start and wait until GET /api/v1/health answers; raise RuntimeError with the log otherwise."""
+        args = [sys.executable, "-m", "gunicorn", "-k", "gthread", "-w", str(self.workers),
+                "--threads", str(self.threads), "-b", f"127.0.0.1:{self.port}", "--no-control-socket",
+                "--graceful-timeout", "2", "--timeout", "30", "--log-level", "warning",
+                "api:create_app()"]
+        self.proc = subprocess.Popen(args, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self._stderr = []
+        threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            try:
+                with urllib.request.urlopen(self.url + "/api/v1/health", timeout=1) as resp:
+                    if resp.status == 200 and len(self.worker_pids()) >= self.workers:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("gunicorn did not start:\n" + b"".join(self._stderr).decode(errors="replace"))
+
+    def _drain(self, proc: subprocess.Popen) -> None:
+        for line in proc.stderr:
+            self._stderr.append(line)
+        proc.stderr.close()
+
+    def worker_pids(self) -> list[int]:
+        """Return the pids of the live workers."""
+        if self.proc is None:
+            return []
+        try:
+            out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True,
+                                 check=False).stdout
+        except OSError:
+            return []
+        return [int(p) for p in out.split()]
+
+    def stop(self) -> None:
+        """Stop gunicorn (SIGTERM, SIGKILL after 10 s) and wait for it."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.log = b"".join(self._stderr)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def __enter__(self) -> Gunicorn:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
