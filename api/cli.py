@@ -18,6 +18,10 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--duo", action="store_true", help="two players at one terminal (hot-seat)")
     play.add_argument("--seed", type=int, default=None, help="reproduce a game (the seed is printed)")
     play.add_argument("--dealer", type=int, choices=(0, 1), default=None, help="duo: who deals (R50)")
+    play.add_argument("--server", metavar="URL", default=None,
+                      help="play on a server (e.g. http://192.168.1.20:8000): a new game, or --join CODE")
+    play.add_argument("--join", metavar="CODE", default=None,
+                      help="with --server: take a seat with a join code")
 
     serve = sub.add_parser("serve", help="run the online server (gunicorn)")
     serve.add_argument("--host", default="0.0.0.0", help="listen address (default: all, for the LAN)")
@@ -36,6 +40,12 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the process exit status."""
     args = _parser().parse_args(argv)
+    if args.command == "play" and (args.server or args.join):
+        if not args.server:
+            _parser().error("--join needs --server URL")
+        from .netclient import play_online
+
+        return play_online(args.server, join=args.join, duo=args.duo)
     if args.command == "play":
         from .terminal import play
 

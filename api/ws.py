@@ -152,8 +152,14 @@ class Session:
     def refuse(self, frame: dict) -> None:
         """Send `frame` and close the socket (policy violation)."""
         if self.send(frame):
-            with contextlib.suppress(ConnectionClosed, OSError):
-                self.ws.close(reason=1008, message=frame["code"])
+            self.hang_up(1008, frame["code"])
+
+    def hang_up(self, reason: int, message: str) -> None:
+        """Send a close frame, then shut the socket down so that the reader thread ends at once."""
+        with contextlib.suppress(ConnectionClosed, OSError):
+            self.ws.close(reason=reason, message=message)
+        with contextlib.suppress(OSError):
+            self.ws.sock.shutdown(socket.SHUT_RDWR)
 
     # ------------------------------------------------------------------ life
 
@@ -217,27 +223,46 @@ class Session:
     def loop(self) -> None:
         """Send what the outbox holds and answer what the client sends, until either side closes."""
         conn = self.conn
+        tick = max(self.idle / 4, 0.05)
+        next_check = time.monotonic() + tick
         while True:
             try:
-                item = conn.outbox.get(timeout=self.idle)
-            except queue.Empty:  # idle for a ping interval
+                item = conn.outbox.get(timeout=max(next_check - time.monotonic(), 0))
+            except queue.Empty:
                 item = None
             if item is CLOSE:
-                with contextlib.suppress(ConnectionClosed, OSError):
-                    self.ws.close(reason=1008, message="closed by the server")
+                self.hang_up(1008, "closed by the server")
                 return
-            if isinstance(item, str):
-                if not self.send(item):
-                    return
-                continue
+            if isinstance(item, str) and not self.send(item):
+                return
             if item is INBOUND and not self.read_all():
                 return
-            if item is None:
-                if not self.ws.connected:
+            now = time.monotonic()
+            if now >= next_check:
+                next_check = now + tick
+                if not self.alive(now):
                     return
-                # Browsers cannot see pings: a frame at least every interval tells the client we live.
-                if time.monotonic() - self.last_sent >= self.idle and not self.send({"type": "keepalive"}):
-                    return
+
+    def alive(self, now: float) -> bool:
+        """Check the client between frames; return False when it is gone or has stopped answering.
+
+        simple-websocket only drops a client whose pong is still missing at the next ping (up to two
+        intervals after its last sign of life); a pong later than half an interval ends it here, so
+        the other seat sees the drop within 2 x WS_PING_INTERVAL (about 1.75 at worst).
+        """
+        if not self.ws.connected:
+            return False
+        if self.ws.ping_interval and not self.ws.pong_received:
+            if self.ping_unanswered is None:
+                self.ping_unanswered = now
+            elif now - self.ping_unanswered >= self.idle / 2:
+                log.info("websocket of %s: no pong for %.1f s", self.game_id, now - self.ping_unanswered)
+                self.hang_up(1011, "ping timeout")
+                return False
+        else:
+            self.ping_unanswered = None
+        # Browsers cannot see pings: a frame at least every interval tells the client we live.
+        return now - self.last_sent < self.idle or self.send({"type": "keepalive"})
 
     def read_all(self) -> bool:
         """Handle every message waiting; return False when the client is gone."""
