@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from http import HTTPStatus
 
 import segno
@@ -170,7 +171,12 @@ def transfer_seat(game_id):
 def join_qr(args, game_id):
     """Draw a join (or transfer) link as a QR code."""
     link = _service().join_link(game_id, _token(), args.get("code"), _base_url())
-    svg = segno.make(link, error="m").svg_inline(scale=8, border=2, title="Join Al Cabohne")
+    # A standalone document: an <img src> shows an SVG only when it declares the SVG namespace, which
+    # svg_inline leaves out (it is meant for pasting into HTML).
+    buf = io.BytesIO()
+    segno.make(link, error="m").save(buf, kind="svg", xmldecl=False, scale=8, border=2,
+                                     title="Join Al Cabohne")
+    svg = buf.getvalue()
     resp = current_app.response_class(svg, mimetype="image/svg+xml")
     resp.headers["Cache-Control"] = "no-store"
     return resp
