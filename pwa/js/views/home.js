@@ -45,7 +45,7 @@ export function Home({ onNew, onJoin, error, busy, install, onInstall, iosHint }
         <span class="hint">${t('home.started', { when: fmt.format(new Date(g.created)) })}</span></li>`)}</ul>`
         : html`<p class="hint">${t('home.none')}</p>`}
     </section>
-    ${streak.best ? html`<p class="streak">${t('home.streak', streak)}</p>` : null}
+    ${streak.counted.length ? html`<p class="streak">${t('home.streak', streak)}</p>` : null}
     ${install ? html`<p><button type="button" onClick=${onInstall}>${t('home.install')}</button></p>` : null}
     ${iosHint ? html`<p class="hint">${t('home.ios')}</p>` : null}
     <p class="hint"><a href="/api/docs">${t('home.rules')}</a></p>

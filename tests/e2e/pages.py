@@ -1,0 +1,95 @@
+"""Driving the client like a player: pick a highlighted target, tap it, wait for the answer.
+
+The choice is made from what the page offers (buttons carry `data-act` / `data-pick`), never from the
+API, so every move of these tests went through a tap on the screen.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.e2e.conftest import ROOT, SHOTS
+
+AXE = ROOT / "pwa" / "vendor" / "axe-core" / "axe.min.js"
+
+# In the page: the selector of the next thing to tap, "OVER", "BUSY", "WAIT" (not our turn) or None.
+PICK = """() => {
+  const t = document.querySelector('.table');
+  if (!t) return document.querySelector('[data-curtain]') ? '[data-curtain]' : null;
+  if (t.dataset.phase === 'over') return 'OVER';
+  if (t.dataset.busy === '1') return 'BUSY';
+  const first = (s) => { const el = document.querySelector(s); return el ? el : null; };
+  const sel = (el) => el.dataset.act ? `[data-act="${el.dataset.act}"]` : `[data-pick="${el.dataset.pick}"]`;
+  const picked = first('.pick.on');
+  if (picked) {
+    const dest = first('[data-act^="plant_display"], [data-act^="give_display"], '
+      + '[data-act^="discard_display"], [data-act^="give_hand"]');
+    if (dest) return sel(dest);
+  }
+  for (const s of ['[data-act="end_phase"]', '[data-act^="plant_hand"]', '[data-act^="pay"]',
+                   '[data-pick^="bundle"]', '[data-pick^="hand"]', '[data-act^="harvest"]',
+                   '[data-act="buy_field"]']) {
+    const el = first(s);
+    if (el) return sel(el);
+  }
+  return 'WAIT';
+}"""
+
+SETTLED = """(old) => {
+  const t = document.querySelector('.table');
+  if (!t) return Boolean(document.querySelector('[data-curtain]'));
+  return t.dataset.busy === '0' && t.dataset.version !== old;
+}"""
+
+
+def version(page) -> int:
+    return int(page.get_attribute(".table", "data-version"))
+
+
+def step(page) -> str:
+    """Tap the next target; return what was done: a selector, "OVER" or "WAIT"."""
+    choice = page.evaluate(PICK)
+    if choice in ("OVER", "WAIT", None):
+        return choice
+    if choice == "BUSY":
+        page.wait_for_selector('.table[data-busy="0"]')
+        return choice
+    old = page.get_attribute(".table", "data-version")
+    page.click(choice)
+    if "data-act" in choice:
+        page.wait_for_function(SETTLED, arg=old)
+    return choice
+
+
+def play_turn(page, limit: int = 60) -> list[str]:
+    """Play until it is no longer this page's turn (or the game is over); return the taps."""
+    taps = []
+    for _ in range(limit):
+        phase = page.get_attribute(".table", "data-phase") if page.locator(".table").count() else None
+        done = step(page)
+        if done in ("OVER", "WAIT", None):
+            return taps
+        taps.append(done)
+        if done == '[data-act="end_phase"]' and phase == "use":
+            return taps  # the turn is over (in solo the next one is ours again)
+    raise AssertionError(f"turn did not end after {limit} taps: {taps[-10:]}")
+
+
+def shot(page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def axe_check(page, name: str) -> None:
+    """Screenshot the screen, then fail on serious or critical axe-core violations."""
+    shot(page, name)
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        # evaluate() runs through the devtools protocol, so the page's CSP does not block the scanner.
+        page.evaluate(AXE.read_text(encoding="utf-8"))
+    result = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    bad = [{"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]][:5]}
+           for v in result if v["impact"] in ("serious", "critical")]
+    assert not bad, f"{name}: " + json.dumps(bad, indent=1)

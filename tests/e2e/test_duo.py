@@ -1,0 +1,116 @@
+"""Two phones: lobby with QR and code, joining by code, live moves, offline and back, table view."""
+
+from __future__ import annotations
+
+import re
+
+from tests.e2e.pages import axe_check, play_turn, shot, version
+
+LIVE_TIMEOUT = 8000  # a move must show on the other phone within this (socket, or polling every 3 s)
+
+
+def my_turn(page) -> bool:
+    return page.is_visible(".banner.mine")
+
+
+def whose(a, b):
+    """Return (player, other) with the player to move first."""
+    a.wait_for_function("() => document.querySelector('.table[data-busy=\"0\"]')")
+    b.wait_for_function("() => document.querySelector('.table[data-busy=\"0\"]')")
+    for _ in range(50):
+        if my_turn(a):
+            return a, b
+        if my_turn(b):
+            return b, a
+        a.wait_for_timeout(100)
+    raise AssertionError("nobody's turn")
+
+
+def same_version(page, v):
+    page.wait_for_function("(v) => { const t = document.querySelector('.table');"
+                           " return t && Number(t.dataset.version) >= v && t.dataset.busy === '0'; }",
+                           arg=v, timeout=LIVE_TIMEOUT)
+
+
+def test_duo_between_two_phones(phone):
+    a = phone("host")
+    b = phone("guest", locale="de-DE")
+    a.goto("/")
+    a.click("[data-new=duo]")
+    a.wait_for_selector("img.qr")
+    code = a.get_attribute("[data-code]", "data-code")
+    game_id = re.search(r"#/g/([\w-]+)", a.url).group(1)
+    a.wait_for_function("() => document.querySelector('img.qr').naturalWidth > 100")  # the QR loaded
+    axe_check(a, "07-duo-lobby")
+
+    b.goto("/")
+    b.fill("#code", code.lower())
+    b.click("form.join button[type=submit]")
+    b.wait_for_selector(".table")
+    a.wait_for_selector(".table", timeout=LIVE_TIMEOUT)  # the lobby turns into the table by itself
+    assert b.is_visible("text=Die Mafia")  # the guest's phone speaks German
+
+    # Several turns; after each, the other phone shows the move without a reload.
+    for turn in range(4):
+        player, other = whose(a, b)
+        taps = play_turn(player)
+        assert taps, "a turn needs at least one tap"
+        same_version(other, version(player))
+        assert my_turn(other), f"turn {turn}: the other phone did not see its turn"
+        if turn == 0:
+            axe_check(other, "08-duo-table-guest" if other is b else "08-duo-table-host")
+    shot(a, "09-duo-host")
+    shot(b, "10-duo-guest")
+
+    # The phone to move goes offline, taps a move (pending), comes back: applied exactly once.
+    player, other = whose(a, b)
+    ctx = player.context
+    before = version(player)
+    ctx.set_offline(True)
+    player.evaluate("() => window.dispatchEvent(new Event('offline'))")
+    choice = player.evaluate("() => document.querySelector('[data-act]').dataset.act")
+    player.click(f'[data-act="{choice}"]')
+    player.wait_for_selector(".pending")
+    shot(player, "11-duo-pending-offline")
+    ctx.set_offline(False)
+    same_version(player, before + 1)
+    player.wait_for_selector(".pending", state="detached")
+    assert version(player) == before + 1
+    same_version(other, before + 1)
+
+    # The other phone goes offline while this one finishes the turn, then catches up without a reload.
+    other.context.set_offline(True)
+    play_turn(player)
+    target = version(player)
+    other.context.set_offline(False)
+    other.evaluate("() => window.dispatchEvent(new Event('online'))")
+    same_version(other, target)
+    assert my_turn(other)
+
+    # A tablet shows the public table: no hand, no token, updated live.
+    tablet = phone("tablet", viewport={"width": 1024, "height": 768})
+    tablet.goto(f"/#watch={game_id}")
+    tablet.wait_for_selector(".table")
+    assert tablet.locator(".hand").count() == 0
+    assert version(tablet) == target
+    shot(tablet, "12-table-display")
+    player2, _ = whose(a, b)
+    play_turn(player2)
+    same_version(tablet, version(player2))
+
+
+def test_pass_and_play_on_one_phone(phone):
+    page = phone("hotseat")
+    page.goto("/")
+    page.click("[data-new=duo]")
+    page.wait_for_selector("img.qr")
+    page.click("text=Play both seats on this phone")
+    for _ in range(3):
+        page.wait_for_selector(".table, [data-curtain]")
+        if page.locator("[data-curtain]").count():
+            shot(page, "13-hotseat-curtain")
+            assert page.locator(".hand").count() == 0  # nothing of a hand behind the curtain
+            page.click("[data-curtain]")
+            page.wait_for_selector(".table")
+        play_turn(page)
+    page.wait_for_selector("[data-curtain]")

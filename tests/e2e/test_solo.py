@@ -1,0 +1,72 @@
+"""A whole solo game played by tapping, the end screen and the streak; reload and resume."""
+
+from __future__ import annotations
+
+import re
+
+from tests.e2e.pages import axe_check, play_turn, shot, step, version
+
+
+def new_solo(page):
+    page.goto("/")
+    page.click("[data-new=solo]")
+    page.wait_for_selector(".table")
+    return re.search(r"#/g/([\w-]+)", page.url).group(1)
+
+
+def test_home_screen_is_accessible_in_both_languages(phone):
+    page = phone("home")
+    page.goto("/")
+    page.wait_for_selector("[data-new=solo]")
+    axe_check(page, "01-home-en")
+    page.click("button.lang")
+    page.wait_for_selector("html[lang=de]")
+    assert page.is_visible("text=Neues Solospiel")
+    axe_check(page, "02-home-de")
+    page.reload()
+    page.wait_for_selector("text=Neues Solospiel")  # the choice is remembered on the device
+
+
+def test_complete_solo_game_by_tapping(phone):
+    page = phone("solo")
+    game_id = new_solo(page)
+    assert page.is_visible(".banner.mine")
+    axe_check(page, "03-solo-table")
+    taps = 0
+    for turn in range(200):
+        done = play_turn(page)
+        taps += len(done)
+        if turn == 3:
+            shot(page, "04-solo-table-later")
+        if page.evaluate("() => document.querySelector('.table').dataset.phase") == "over":
+            break
+    else:
+        raise AssertionError("the game did not end")
+    page.wait_for_selector(".end .winner")
+    assert taps > 50
+    assert page.is_visible("text=Mafia:")
+    assert re.search(r"Win streak: \d+ · best: \d+", page.inner_text(".end"))
+    axe_check(page, "05-solo-end")
+    # Acknowledging the end forgets the game (and its token) on this device.
+    page.click("[data-end=home]")
+    page.wait_for_selector("[data-new=solo]")
+    assert page.locator(f'[data-resume="{game_id}"]').count() == 0
+    assert "Solo streak" in page.inner_text("main")
+
+
+def test_reload_mid_game_resumes_from_the_home_list(phone):
+    page = phone("reload")
+    game_id = new_solo(page)
+    for _ in range(6):
+        step(page)
+    before = version(page)
+    assert before > 1
+    page.goto("/#/")
+    page.reload()
+    page.wait_for_selector(f'[data-resume="{game_id}"]')
+    shot(page, "06-home-resume-list")
+    page.click(f'[data-resume="{game_id}"]')
+    page.wait_for_selector(".table")
+    assert version(page) == before
+    step(page)  # and play on
+    assert version(page) >= before
