@@ -119,7 +119,9 @@ def check_step(before: dict, action: dict, after: dict, events: list) -> None:
 
 def check_round_trip(state, pos: dict) -> None:
     """PROTOCOL §4/§5: from_position(to_position(s)) == s, also through JSON."""
-    assert engine.from_position(pos) == state
+    copy_ = engine.from_position(pos)
+    assert copy_ == state
+    assert engine.legal_actions(copy_) == engine.legal_actions(state)  # a stable order
     again = json.loads(json.dumps(pos))
     assert again == pos
     assert engine.from_position(again) == state

@@ -5,6 +5,7 @@ example, so hypothesis can replay and shrink a failure.
 """
 
 import copy
+import json
 import random
 
 from helpers import choose
@@ -45,6 +46,7 @@ def _play_checked(mode, seed, picks):
         assert again == new and events_again == events
         new_pos = engine.to_position(new)
         check_step(pos, action, new_pos, events)
+        assert json.loads(json.dumps(events)) == events
         state, pos = new, new_pos
     else:
         raise AssertionError("the game did not end")
