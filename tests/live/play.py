@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 import uuid
 
 from api.netclient import HttpApi
@@ -68,3 +69,56 @@ def check_no_leak(frame: dict, position: dict, seat: int) -> None:
     for event in frame.get("events", []):
         if event["type"] == "draw" and event["seat"] != seat:
             assert "bean" not in event, "another seat's draw leaked"
+
+
+class Bot:
+    """Plays one seat of one game over a LiveSocket until stopped: acts with the first legal action
+    when it is its turn, reconnects (with its version) whenever the socket fails, and retries an
+    unanswered action with the same id (idempotent). `acked` lists the versions its acks reported."""
+
+    def __init__(self, base_url: str, game_id: str, token: str):
+        from api.netclient import LiveSocket
+
+        self.live = LiveSocket(base_url, game_id, token)
+        self.acked: list[int] = []
+        self.errors: list[str] = []
+        self.reconnects = 0
+        self.stop = False
+
+    def _connect(self) -> None:
+        while not self.stop:
+            try:
+                self.live.connect()
+                return
+            except OSError:
+                time.sleep(0.1)
+
+    def run(self) -> None:
+        pending = None  # (id, version, action) sent but not answered
+        self._connect()
+        try:
+            while not self.stop:
+                try:
+                    if pending is not None:
+                        self.live.action(pending[2], pending[1], pending[0])
+                        answer = self.live.wait(lambda f, i=pending[0]: f.get("id") == i, timeout=5)
+                        if answer["type"] == "ack":
+                            self.acked.append(answer["version"])
+                        elif answer["code"] != "stale_version":
+                            self.errors.append(answer["code"])
+                        pending = None
+                        continue
+                    frame = self.live.recv(timeout=0.5)
+                    if frame is None or frame["type"] != "state":
+                        continue
+                    view = frame["view"]
+                    if view["phase"] == "over":
+                        return
+                    if view["active"] == view["seat"]:
+                        pending = (str(uuid.uuid4()), frame["version"], view["legal_actions"][0])
+                except (OSError, TimeoutError):
+                    self.reconnects += 1
+                    self.live.close()
+                    self._connect()
+        finally:
+            self.live.close()
