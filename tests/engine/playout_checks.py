@@ -157,6 +157,13 @@ def check_views(state, pos: dict, rng: random.Random) -> None:
         if pos["seed"] >= 100_000:
             assert str(pos["seed"]) not in text
         assert '"seed"' not in text and '"deck"' not in text
+        # scan for the hidden lists themselves (unless the same run of cards is public anyway)
+        public = json.dumps([pos["display"], pos["players"][viewer]["hand"] if viewer is not None else []])
+        secrets = [pos["deck"][:5]] + [p["hand"] for i, p in enumerate(pos["players"]) if i != viewer]
+        for secret in secrets:
+            run = json.dumps(secret)[1:-1]
+            if len(secret) >= 3 and run not in public:
+                assert run not in text, (viewer, secret)
         assert v["seat"] == viewer and v["phase"] == pos["phase"] and v["active"] == pos["active"]
         for i, p in enumerate(v["players"]):
             assert p["hand"] == (pos["players"][i]["hand"] if i == viewer else None)
