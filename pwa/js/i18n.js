@@ -37,6 +37,8 @@ export async function setLang(l, save = false) {
 
 export const currentLang = () => lang;
 
+export const has = (key) => key in catalog || key in fallback;
+
 export function t(key, vars = {}) {
   let msg = catalog[key] ?? fallback[key];
   if (msg === undefined && typeof vars.n === 'number') {

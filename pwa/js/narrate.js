@@ -1,19 +1,22 @@
 // Turns engine events (PROTOCOL §6 answers, GET /events) into short sentences for the step list.
 
-import { t, bean, boss } from './i18n.js';
+import { t as tr, has, bean, boss } from './i18n.js';
 
 /** Events the Mafia or the deck cause by themselves: these are played out step by step. */
 export const AUTOMATIC = new Set(['reveal', 'capture', 'boss_harvest', 'from_discard', 'reshuffle',
   'exhausted', 'draw', 'game_over']);
 
 export function who(seat, viewer, hotseat) {
-  if (seat === viewer && !hotseat) return t('who.you');
-  return t('who.seat', { n: seat + 1 });
+  if (seat === viewer && !hotseat) return tr('who.you');
+  return tr('who.seat', { n: seat + 1 });
 }
 
 /** One sentence for an event, or null for bookkeeping events that say nothing new. */
 export function sentence(e, viewer, hotseat = false) {
   const w = e.seat === undefined ? '' : who(e.seat, viewer, hotseat);
+  // "You draw", not "You draws": the viewer's own moves have their own sentences.
+  const self = e.seat !== undefined && e.seat === viewer && !hotseat;
+  const t = (key, vars) => tr(self && has(`${key}.you`) ? `${key}.you` : key, vars);
   const b = e.bean ? bean(e.bean) : '';
   switch (e.type) {
     case 'reveal': return t('ev.reveal', { bean: b });

@@ -22,7 +22,8 @@ export function Act({ action, label, onAct, disabled, primary }) {
 
 export function Conn({ conn }) {
   return html`<span class=${`conn conn-${conn}`} role="status" title=${t(`conn.${conn}`)}>
-    <span class="dot" aria-hidden="true"></span><span class="conn-text">${t(`conn.${conn}`)}</span>
+    <span class="dot" aria-hidden="true"></span><span class="conn-text" aria-hidden="true">${t(`conn.short.${conn}`)}</span>
+    <span class="sr-only">${t(`conn.${conn}`)}</span>
   </span>`;
 }
 
