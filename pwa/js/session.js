@@ -134,7 +134,7 @@ export class GameSession {
   async resync() {
     this.inflight = true;
     try {
-      const from = this.s.version;
+      const from = this.known();
       const g = await api.getGame(this.id, this.token);
       this.ok();
       this.s.seats = g.seats;
@@ -163,16 +163,16 @@ export class GameSession {
 
   onPush(msg) {
     if (msg.type === 'state' && typeof msg.version === 'number') {
-      if (msg.version <= this.s.version) return; // never go back to an older push
-      const gap = msg.version > this.s.version + 1;
+      if (msg.version <= this.known()) return; // never go back
+      const gap = msg.version > this.known() + 1;
       const lobby = this.s.seats.some((x) => !x.taken);
       if (gap || lobby || !msg.view) {
         this.enqueue(() => this.resync()); // a missed version (or seats changed): read it all again
       } else {
         this.enqueue(async () => {
-          if (msg.version <= this.s.version) return;
+          if (msg.version <= this.known()) return;
           // The server attaches the events when we held the version before; otherwise ask for them.
-          const events = msg.events || (await this.eventsSince(this.s.version, msg.version));
+          const events = msg.events || (await this.eventsSince(this.known(), msg.version));
           this.present(msg.version, msg.view, events);
         });
       }
@@ -183,9 +183,16 @@ export class GameSession {
     }
   }
 
+  /** The newest version we hold: the one on screen, or the one waiting behind the step animation. */
+  known() {
+    return this.hold ? this.hold.version : this.s.version;
+  }
+
   /** Show `events` step by step, then switch to `view` (at once under prefers-reduced-motion). */
   present(version, view, events) {
-    if (version <= this.s.version && this.s.view) return;
+    // Compare with the newest version known, held or shown: a push that arrives during the step
+    // animation for the same version must not cut it short.
+    if (version <= this.known() && this.s.view) return;
     this.finishHold();
     if (events.some((e) => e.type === 'seat_joined')) {
       this.s.seats = this.s.seats.map((x) => ({ ...x, taken: true }));

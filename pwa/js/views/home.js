@@ -31,7 +31,7 @@ export function Home({ onNew, onJoin, error, busy, install, onInstall, iosHint }
       <h2>${t('home.join')}</h2>
       <label for="code">${t('home.code')}</label>
       <div class="row">
-        <input id="code" name="code" autocomplete="off" autocapitalize="characters" spellcheck="false"
+        <input id="code" name="code" autocomplete="off" autocapitalize="characters" spellcheck=${false}
           inputmode="text" maxlength="12" aria-describedby="code-hint" value=${code}
           onInput=${(e) => setCode(e.currentTarget.value)} />
         <button type="submit" disabled=${busy}>${t('home.join.go')}</button>

@@ -1,0 +1,68 @@
+"""Client behaviour beyond plain play: steps shown one by one, keyboard play, hand privacy, the
+service worker's offline shell, and the table-screen QR."""
+
+from __future__ import annotations
+
+from tests.e2e.pages import shot, version
+from tests.e2e.test_solo import new_solo
+
+
+def test_mafia_steps_play_out_before_the_board_changes(phone):
+    page = phone("motion", reduced_motion="no-preference")
+    new_solo(page)
+    page.click('[data-act^="plant_hand"]')
+    page.wait_for_selector('.table[data-busy="0"][data-phase="plant"] [data-act="end_phase"]')
+    before = version(page)
+    page.click('[data-act="end_phase"]')  # phase 4: the reveal is the Mafia's and the deck's
+    page.wait_for_selector('.table[data-busy="1"]')
+    assert version(page) == before  # the old board stays while the steps are told
+    page.wait_for_selector(".steps li")
+    shot(page, "14-mafia-steps")
+    page.wait_for_selector('.table[data-busy="0"][data-phase="use"]', timeout=8000)
+    assert version(page) == before + 1
+    assert page.locator(".steps li").count() >= 3  # at least three cards were turned up
+
+
+def test_keyboard_play_and_hiding_the_hand(phone):
+    page = phone("keys")
+    new_solo(page)
+    before = version(page)
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => (document.activeElement.dataset.act || '').startsWith('plant_hand')"):
+            break
+    else:
+        raise AssertionError("no legal target reachable with Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_function("(v) => Number(document.querySelector('.table').dataset.version) > v", arg=before)
+    assert page.locator(".hand li").count() > 0
+    page.click("button.hide-hand")
+    assert page.locator(".hand").count() == 0 and page.is_visible(".hand-hidden")
+    page.click("button.hide-hand")
+    assert page.locator(".hand li").count() > 0
+    # Switching away hides it by itself.
+    page.evaluate("() => { Object.defineProperty(document, 'visibilityState',"
+                  " {value: 'hidden', configurable: true});"
+                  " document.dispatchEvent(new Event('visibilitychange')); }")
+    page.wait_for_selector(".hand-hidden")
+
+
+def test_app_shell_opens_offline_after_one_visit(phone):
+    page = phone("offline-shell")
+    page.goto("/")
+    page.wait_for_selector("[data-new=solo]")
+    page.evaluate("async () => { await navigator.serviceWorker.ready; }")
+    page.reload()  # now controlled by the worker
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("[data-new=solo]")
+    page.context.set_offline(False)
+
+
+def test_table_screen_qr(phone):
+    page = phone("watch-qr")
+    new_solo(page)
+    page.click("text=Table screen")
+    page.wait_for_function("() => document.querySelector('.watchbox img.qr').naturalWidth > 100")
+    assert "#watch=" in page.get_attribute(".watchbox a", "href")
