@@ -14,8 +14,7 @@ import sys
 import segno
 from gunicorn.app.base import BaseApplication
 
-# gthread: each websocket (a later issue) holds one pool thread for its life; leave headroom for HTTP.
-THREADS = 64
+from api.sizing import TABLE_SOCKETS, expected_sockets, threads_for, worker_connections_for
 
 
 def lan_address() -> str:
@@ -89,11 +88,14 @@ def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: 
         segno.make(base, error="m").terminal(out=sys.stdout, compact=True)
     sys.stdout.flush()
 
+    # gthread: each websocket holds one pool thread for its life (api.sizing; same as deploy/).
+    threads = threads_for(expected_sockets(TABLE_SOCKETS), workers)
     settings = {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": workers,
         "worker_class": "gthread",
-        "threads": THREADS,
+        "threads": threads,
+        "worker_connections": worker_connections_for(threads),
         "timeout": 30,
         "graceful_timeout": 10,
         "keepalive": 5,

@@ -1,0 +1,50 @@
+"""gunicorn settings for Al Cabohne Online behind nginx, sized for websockets.
+
+    REDIS_URL=redis://127.0.0.1:6379/0 gunicorn -c deploy/gunicorn.conf.py 'api:create_app()'
+
+Sizing (api/sizing.py, the same rule `alcabohne serve` uses): with the gthread worker every open
+websocket holds ONE pool thread for its whole life (its handler, which also does all its sends) plus
+ONE simple-websocket reader thread outside the pool. A full pool blocks new sockets *and* plain HTTP,
+so each worker gets threads = 1.25 x (expected sockets / workers) + 32 for HTTP:
+
+    ALCABOHNE_SOCKETS (peak open sockets, all workers)    400    1000    2000
+    workers = WEB_CONCURRENCY (default: 2, the cores)       2       2       4
+    threads per worker                                     282     657     657
+    OS threads per worker at peak (2 per socket + pool)   ~530   ~1270   ~1270
+
+Beyond ~1000 sockets per worker prefer more workers (cores) or the gevent worker (TECH-NOTES §1).
+Several workers need Redis (REDIS_URL): the embedded SQLite store fans out inside one process only.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from api.sizing import DEPLOY_SOCKETS, expected_sockets, threads_for, worker_connections_for  # noqa: E402
+
+bind = os.environ.get("BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+worker_class = "gthread"
+threads = threads_for(expected_sockets(DEPLOY_SOCKETS), workers)
+# Connections per worker: at least the pool (gunicorn would otherwise cap the sockets silently).
+worker_connections = worker_connections_for(threads)
+
+# gthread's timeout is a worker heartbeat, not a request limit: a socket open for hours is fine.
+timeout = 30
+# On reload/stop, sockets are closed after this; clients reconnect and resync by version.
+graceful_timeout = 10
+keepalive = 5
+# Never recycle workers: every restart drops all of that worker's websockets.
+max_requests = 0
+max_requests_jitter = 0
+# No preload: each worker opens its own store connections and pub/sub listener after the fork.
+preload_app = False
+# The control socket ($HOME/.gunicorn/gunicorn.ctl) would be shared by parallel servers: off.
+control_socket_disable = True
+
+# nginx on the same host sets X-Forwarded-*; set ALCABOHNE_PROXY_COUNT=1 for the app to trust it.
+forwarded_allow_ips = "127.0.0.1"
+accesslog = "-"
+errorlog = "-"
+loglevel = "info"
