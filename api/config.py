@@ -67,6 +67,7 @@ ENV_KEYS = {
     "ALCABOHNE_PROXY_COUNT": ("PROXY_COUNT", int),
     "ALCABOHNE_BENCH": ("BENCH", lambda v: v not in ("", "0", "false", "no")),
     "REDIS_URL": ("STORE_URL", str),
+    "ALCABOHNE_JOIN_LIMIT": ("JOIN_LIMIT", int),
     "ALCABOHNE_WS_PING_INTERVAL": ("WS_PING_INTERVAL", float),
     "ALCABOHNE_WS_ORIGINS": ("WS_ALLOWED_ORIGINS", lambda v: [o.strip() for o in v.split(",") if o.strip()]),
     "ALCABOHNE_WS_DEBUG": ("WS_DEBUG", lambda v: v not in ("", "0", "false", "no")),

@@ -8,7 +8,9 @@ server sends. The same two classes serve the live tests and the push benchmark.
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
+import socket
 import time
 import urllib.error
 import urllib.request
@@ -106,6 +108,8 @@ class LiveSocket:
             self.ws = Client.connect(self.url)
         except WsConnectionError as err:
             raise OSError(f"websocket refused: {err}") from None
+        with contextlib.suppress(OSError):  # small frames: do not wait for delayed ACKs (Nagle)
+            self.ws.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.send({"type": "hello", "token": self.token, "since": self.version})
         return self
 

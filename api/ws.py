@@ -67,6 +67,10 @@ class SerialSocket:
     def __init__(self, raw: socket.socket, timeout: float | None):
         self._raw = raw
         self._lock = threading.Lock()
+        # Frames are small and often come in pairs (ack + state): without this, Nagle's algorithm holds
+        # the second one until the client's delayed ACK (up to 40 ms).
+        with contextlib.suppress(OSError):
+            raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if timeout is not None:
             # Bounds a send to a client that stopped reading. Reads are unaffected: the reader thread
             # only calls recv after select() reported data (ping_interval is set).

@@ -1,9 +1,9 @@
 """A bare flask-sock + Redis pub/sub relay: the baseline of tests/perf/push_bench.py.
 
 Registered only with WS_BASELINE (ALCABOHNE_WS_BASELINE=1) on a Redis store. It does the least a push
-can do on this server: `POST /api/v1/bench/publish {"channel", "data"}` PUBLISHes `data`; one
-PSUBSCRIBE per worker relays it, as is, to the sockets of `GET /api/v1/bench/ws/<channel>`. No store
-read, no engine, no rendering: the difference to a real move is what the game adds.
+can do on this server: every text a socket of `GET /api/v1/bench/ws/<channel>` sends is PUBLISHed
+as is; one PSUBSCRIBE per worker relays it to the *other* sockets of that channel (per-socket send
+lock). No store read, no engine, no rendering: what a real move costs beyond this is the game's own.
 """
 
 from __future__ import annotations
@@ -11,60 +11,52 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from flask import Blueprint, request
 from simple_websocket import ConnectionClosed
 
 PREFIX = "cg:v1:bench:"
 
 
 def init_app(app, sock) -> None:
-    """Add the relay routes to `app` (its STORE_URL must be a redis:// URL)."""
+    """Add the relay route to `app` (its STORE_URL must be a redis:// URL)."""
     import redis
+    from flask import Blueprint
 
-    client = redis.Redis.from_url(app.config["STORE_URL"])
+    url = app.config["STORE_URL"]
+    client = redis.Redis.from_url(url)
     lock = threading.Lock()
-    sockets: dict[str, set] = {}
-    send_locks: dict[int, threading.Lock] = {}
-    state: dict = {}
+    sockets: dict[str, dict] = {}  # channel -> {ws: its send lock}
+    listener: dict = {}
 
     def relay(message) -> None:
-        channel = message["channel"].decode()[len(PREFIX):]
+        channel, _, sender = message["channel"].decode()[len(PREFIX):].partition("|")
         with lock:
-            targets = [(ws, send_locks[id(ws)]) for ws in sockets.get(channel, ())]
+            targets = [(ws, send_lock) for ws, send_lock in sockets.get(channel, {}).items()
+                       if str(id(ws)) != sender]
         for ws, send_lock in targets:
             with send_lock, contextlib.suppress(ConnectionClosed, OSError):
                 ws.send(message["data"].decode())
 
     def start() -> None:
         with lock:
-            if "thread" not in state:
-                pubsub = redis.Redis.from_url(app.config["STORE_URL"]).pubsub(ignore_subscribe_messages=True)
-                pubsub.psubscribe(**{PREFIX + "*": relay})
-                state["thread"] = pubsub.run_in_thread(sleep_time=0.25, daemon=True)
+            if not listener:
+                pubsub = redis.Redis.from_url(url).pubsub(ignore_subscribe_messages=True)
+                pubsub.psubscribe(**{PREFIX + "*": relay})  # before the listener thread starts
+                listener["thread"] = pubsub.run_in_thread(sleep_time=0.25, daemon=True)
 
     bp = Blueprint("ws_baseline", __name__)
 
-    @bp.post("/api/v1/bench/publish")
-    def publish():
-        """Publish one message to a channel."""
-        body = request.get_json()
-        client.publish(PREFIX + body["channel"], body["data"])
-        return {"ok": True}
-
     @sock.route("/api/v1/bench/ws/<channel>", bp=bp)
     def relay_socket(ws, channel):
-        """Receive what is published to `channel` until the client goes."""
+        """Publish what the client sends; receive what the channel's other sockets send."""
         start()
         with lock:
-            sockets.setdefault(channel, set()).add(ws)
-            send_locks[id(ws)] = threading.Lock()
+            sockets.setdefault(channel, {})[ws] = threading.Lock()
         try:
             with contextlib.suppress(ConnectionClosed):
-                while ws.receive() is not None:  # the client sends nothing; this waits for the close
-                    pass
+                while (text := ws.receive()) is not None:
+                    client.publish(f"{PREFIX}{channel}|{id(ws)}", text)
         finally:
             with lock:
-                sockets[channel].discard(ws)
-                send_locks.pop(id(ws), None)
+                sockets[channel].pop(ws, None)
 
     app.register_blueprint(bp)

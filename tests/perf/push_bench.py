@@ -1,0 +1,267 @@
+"""Push latency of live play: action sent on one socket -> the opponent's socket has the new state.
+
+    .venv/bin/python tests/perf/push_bench.py [--games 200] [--duration 30] [--interval 1.0]
+                                              [--ramp 400,600,800,1000]
+
+Starts a private redis-server (AOF everysec, as deploy/) and gunicorn with 2 gthread workers (the
+baseline relay enabled by ALCABOHNE_WS_BASELINE=1), then, on that same server:
+
+1. game:     N concurrent duo games, two sockets each; in every game the seat to move sends its first
+             legal action over its socket every `interval` seconds (jittered); measured from just
+             before the send to the opponent's socket receiving the state of the new version.
+2. baseline: N pairs of sockets on the bare flask-sock + Redis pub/sub relay (api/ws_baseline.py):
+             one sends a frame the size of an average state, measured to the other's receipt.
+3. ramp:     the game phase again with more games, to find the most open sockets held with p99 < 50 ms.
+
+A drop is a state (or relayed frame) that did not arrive within 5 s. Client and server share the
+machine, so these are upper bounds for the server. Prints one line per phase and a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import random
+import socket
+import statistics
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from api.netclient import HttpApi, LiveSocket  # noqa: E402
+from api.sizing import threads_for  # noqa: E402
+from tests.live.servers import Gunicorn  # noqa: E402
+from tests.redis_server import RedisServer  # noqa: E402
+
+DROP_AFTER = 5.0
+
+
+class Stats:
+    """Latencies (ms) and drops, from many threads."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.ms: list[float] = []
+        self.drops = 0
+        self.errors: list[str] = []
+        self.sizes: list[int] = []
+
+    def add(self, ms: float) -> None:
+        with self.lock:
+            self.ms.append(ms)
+
+    def summary(self) -> dict:
+        ms = sorted(self.ms)
+        if len(ms) < 2:
+            return {"n": len(ms), "drops": self.drops, "errors": len(self.errors)}
+        q = statistics.quantiles(ms, n=100, method="inclusive")
+        return {"n": len(ms), "p50": round(q[49], 2), "p95": round(q[94], 2), "p99": round(q[98], 2),
+                "max": round(ms[-1], 2), "drops": self.drops, "errors": len(self.errors)}
+
+
+def _open_all(make, count: int, workers: int = 32) -> list:
+    """Run `make(i)` for i in range(count) on a few threads (set-up); return the results in order."""
+    out: list = [None] * count
+    errors: list[BaseException] = []
+
+    def run(start: int) -> None:
+        for i in range(start, count, workers):
+            try:
+                out[i] = make(i)
+            except BaseException as err:  # noqa: BLE001 - reported below
+                errors.append(err)
+
+    threads = [threading.Thread(target=run, args=(w,)) for w in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return out
+
+
+def _game_setup(url: str):
+    http = HttpApi(url, timeout=30)
+
+    def make(_i: int):
+        grant = http.create("duo")
+        joined = http.join(grant["join_code"])
+        tokens = {grant["seat"]: grant["token"], joined["seat"]: joined["token"]}
+        socks = {seat: LiveSocket(url, grant["game_id"], tokens[seat]).connect() for seat in (0, 1)}
+        states = {}
+        for seat, sock in socks.items():
+            states[seat] = sock.wait(lambda f: f["type"] == "state", timeout=30)
+        return socks, states
+
+    return make
+
+
+def _play_game(socks: dict, states: dict, stats: Stats, stop: threading.Event, interval: float) -> None:
+    """Drive one game: the seat to move acts; time until the opponent's socket has that version."""
+    view, version = states[0]["view"], states[0]["version"]
+    rng = random.Random()
+    while not stop.wait(rng.uniform(0.5, 1.5) * interval):
+        if view["phase"] == "over":
+            return
+        active = view["active"]
+        mover, other = socks[active], socks[1 - active]
+        action = states[active]["view"]["legal_actions"][0]  # the mover's own view has its actions
+        msg_id = str(uuid.uuid4())
+        t0 = time.perf_counter()
+        try:
+            mover.action(action, version, msg_id)
+            frame = other.wait(lambda f, v=version + 1: f["type"] == "state" and f["version"] >= v,
+                               timeout=DROP_AFTER)
+            stats.add((time.perf_counter() - t0) * 1000)
+            with stats.lock:
+                stats.sizes.append(len(json.dumps(frame)))
+            mine = mover.wait(lambda f, v=version + 1: f["type"] == "state" and f["version"] >= v,
+                              timeout=DROP_AFTER)
+        except TimeoutError:
+            with stats.lock:
+                stats.drops += 1
+            return
+        except OSError as err:
+            with stats.lock:
+                stats.errors.append(repr(err))
+            return
+        states[1 - active], states[active] = frame, mine
+        version, view = frame["version"], frame["view"]
+
+
+def run_games(url: str, games: int, duration: float, interval: float) -> tuple[Stats, int]:
+    """Phase game with `games` duo games; return the stats and the number of sockets open."""
+    setups = _open_all(_game_setup(url), games)
+    stats, stop = Stats(), threading.Event()
+    threads = [threading.Thread(target=_play_game, args=(socks, states, stats, stop, interval), daemon=True)
+               for socks, states in setups]
+    try:
+        for t in threads:
+            t.start()
+        time.sleep(duration)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=DROP_AFTER + 2)
+        _open_all(lambda i: [s.close() for s in setups[i][0].values()], len(setups))
+    return stats, 2 * games
+
+
+def run_baseline(url: str, pairs: int, duration: float, interval: float, size: int) -> Stats:
+    """Phase baseline: `pairs` socket pairs on the bare relay, frames of `size` bytes."""
+    from simple_websocket import Client
+
+    base = url.replace("http://", "ws://") + "/api/v1/bench/ws/"
+
+    def make(i: int):
+        pair = Client.connect(base + f"c{i}"), Client.connect(base + f"c{i}")
+        for ws in pair:  # as LiveSocket does on the client side
+            ws.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return pair
+
+    setups = _open_all(make, pairs)
+    time.sleep(0.5)  # let the relay register both sockets of every pair
+    stats, stop = Stats(), threading.Event()
+    pad = "x" * max(size - 40, 0)
+
+    def drive(a, b) -> None:
+        rng = random.Random()
+        seq = 0
+        while not stop.wait(rng.uniform(0.5, 1.5) * interval):
+            seq += 1
+            sender, receiver = (a, b) if seq % 2 else (b, a)
+            t0 = time.perf_counter()
+            try:
+                sender.send(json.dumps({"seq": seq, "pad": pad}))
+                deadline = t0 + DROP_AFTER
+                while True:
+                    text = receiver.receive(timeout=max(deadline - time.perf_counter(), 0))
+                    if text is None:
+                        with stats.lock:
+                            stats.drops += 1
+                        return
+                    if json.loads(text)["seq"] == seq:
+                        break
+                stats.add((time.perf_counter() - t0) * 1000)
+            except Exception as err:  # noqa: BLE001 - a closed socket is an error of the run
+                with stats.lock:
+                    stats.errors.append(repr(err))
+                return
+
+    threads = [threading.Thread(target=drive, args=pair, daemon=True) for pair in setups]
+    try:
+        for t in threads:
+            t.start()
+        time.sleep(duration)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=DROP_AFTER + 2)
+        for a, b in setups:
+            for ws in (a, b):
+                with contextlib.suppress(Exception):  # already closed by the server
+                    ws.close()
+    return stats
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--duration", type=float, default=30.0, help="seconds measured per phase")
+    ap.add_argument("--interval", type=float, default=1.0, help="mean seconds between moves of a game")
+    ap.add_argument("--ramp", default="400,600,800,1000", help="game counts for the socket ramp ('' = none)")
+    args = ap.parse_args()
+    ramp = [int(n) for n in args.ramp.split(",") if n]
+    most = max([args.games, *ramp])
+
+    server = RedisServer()
+    server.start()
+    try:
+        with redis.Redis.from_url(server.url) as admin:
+            admin.config_set("appendfsync", "everysec")  # as deploy/redis.conf, not the tests' "always"
+        gunicorn = Gunicorn(server.url, workers=2, threads=threads_for(2 * most, 2), ping=25.0,
+                            extra_env={"ALCABOHNE_WS_BASELINE": "1", "ALCABOHNE_WS_DEBUG": "0",
+                                       "ALCABOHNE_JOIN_LIMIT": "1000000"})
+        gunicorn.start()
+        try:
+            results = {}
+            stats, sockets = run_games(gunicorn.url, args.games, args.duration, args.interval)
+            size = int(statistics.mean(stats.sizes)) if stats.sizes else 2000
+            results["game"] = {"sockets": sockets, **stats.summary()}
+            print(f"game      {args.games} games, {sockets} sockets: {results['game']}", flush=True)
+            base = run_baseline(gunicorn.url, args.games, args.duration, args.interval, size)
+            results["baseline"] = {"sockets": 2 * args.games, "frame_bytes": size, **base.summary()}
+            print(f"baseline  {args.games} pairs, frames of {size} B: {results['baseline']}", flush=True)
+            best = sockets if results["game"].get("p99", 1e9) < 50 and not stats.drops else 0
+            for games in ramp:
+                stats, sockets = run_games(gunicorn.url, games, args.duration, args.interval)
+                line = {"sockets": sockets, **stats.summary()}
+                results[f"ramp_{games}"] = line
+                print(f"ramp      {games} games, {sockets} sockets: {line}", flush=True)
+                if line.get("p99", 1e9) < 50 and not stats.drops and not stats.errors:
+                    best = max(best, sockets)
+                else:
+                    break
+            ratio = results["game"]["p99"] / results["baseline"]["p99"]
+            print(f"\nsummary: game p50 {results['game']['p50']} ms p99 {results['game']['p99']} ms, "
+                  f"baseline p50 {results['baseline']['p50']} ms p99 {results['baseline']['p99']} ms, "
+                  f"p99 ratio {ratio:.2f} (target <= 2), drops {results['game']['drops']}, "
+                  f"most sockets with p99 < 50 ms: {best}")
+            print(json.dumps(results))
+        finally:
+            gunicorn.stop()
+    finally:
+        server.remove()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
