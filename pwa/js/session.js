@@ -25,7 +25,7 @@ export class GameSession {
     this.s = {
       version: 0, view: null, seats: [], joinCode: null, seat: watch ? null : (seats[0] ?? null),
       conn: 'connecting', socketOpen: false, pending: null, pendingStuck: false, steps: [], shown: 0,
-      busy: false, error: null, notice: null, curtain: null,
+      busy: false, error: null, notice: null, curtain: null, online: null,
     };
     this.storedPending = rec && rec.pending;
     this.listeners = new Set();
@@ -176,6 +176,9 @@ export class GameSession {
           this.present(msg.version, msg.view, events);
         });
       }
+    } else if (msg.type === 'presence' && Array.isArray(msg.seats)) {
+      this.s.online = Object.fromEntries(msg.seats.map((x) => [x.seat, Boolean(x.online)]));
+      this.emit();
     } else if (msg.type === 'resync') {
       this.enqueue(() => this.resync());
     } else if (msg.type === 'error' && !msg.id && ['unknown_game', 'bad_token'].includes(msg.code)) {

@@ -49,6 +49,8 @@ def test_duo_between_two_phones(phone):
     b.wait_for_selector(".table")
     a.wait_for_selector(".table", timeout=LIVE_TIMEOUT)  # the lobby turns into the table by itself
     assert b.is_visible("text=Die Mafia")  # the guest's phone speaks German
+    a.wait_for_selector(".conn-live", timeout=LIVE_TIMEOUT)  # both follow the game over the websocket
+    b.wait_for_selector(".conn-live", timeout=LIVE_TIMEOUT)
 
     # Several turns; after each, the other phone shows the move without a reload.
     for turn in range(4):
@@ -57,6 +59,9 @@ def test_duo_between_two_phones(phone):
         assert taps, "a turn needs at least one tap"
         same_version(other, version(player))
         assert my_turn(other), f"turn {turn}: the other phone did not see its turn"
+        assert other.title().startswith("●")  # the your-turn cue: a badge in the title ...
+        other.wait_for_function("() => ['Your turn!', 'Du bist dran!']"  # ... and the aria-live region
+                                ".includes(document.getElementById('announce').textContent)")
         if turn == 0:
             axe_check(other, "08-duo-table-guest" if other is b else "08-duo-table-host")
     shot(a, "09-duo-host")
@@ -89,14 +94,31 @@ def test_duo_between_two_phones(phone):
 
     # A tablet shows the public table: no hand, no token, updated live.
     tablet = phone("tablet", viewport={"width": 1024, "height": 768})
+    # This one has no websocket at all: it must follow the game by polling.
+    tablet.context.add_init_script("delete window.WebSocket")
     tablet.goto(f"/#watch={game_id}")
     tablet.wait_for_selector(".table")
     assert tablet.locator(".hand").count() == 0
     assert version(tablet) == target
     shot(tablet, "12-table-display")
+    tablet.wait_for_selector(".conn-polling")
     player2, _ = whose(a, b)
     play_turn(player2)
     same_version(tablet, version(player2))
+
+
+def test_join_link_opens_the_table(phone):
+    a = phone("host-link")
+    a.goto("/")
+    a.click("[data-new=duo]")
+    a.wait_for_selector("[data-code]")
+    link = a.get_attribute(".lobby a", "href")
+    assert "#join=" in link
+    b = phone("guest-link")
+    b.goto(link)  # what scanning the QR code does
+    b.wait_for_selector(".table")
+    a.wait_for_selector(".table", timeout=LIVE_TIMEOUT)
+    assert "#/g/" in b.url  # the code left the address bar (no re-join on reload)
 
 
 def test_pass_and_play_on_one_phone(phone):

@@ -47,10 +47,15 @@ def test_complete_solo_game_by_tapping(phone):
     assert page.is_visible("text=Mafia:")
     assert re.search(r"Win streak: \d+ · best: \d+", page.inner_text(".end"))
     axe_check(page, "05-solo-end")
-    # Acknowledging the end forgets the game (and its token) on this device.
-    page.click("[data-end=home]")
+    # A rematch starts a new game; the finished one (and its token) is forgotten on this device.
+    page.click("[data-end=rematch]")
+    page.wait_for_function("(old) => !location.hash.includes(old) && document.querySelector('.table')",
+                           arg=game_id)
+    new_id = re.search(r"#/g/([\w-]+)", page.url).group(1)
+    page.click("text=Start")
     page.wait_for_selector("[data-new=solo]")
     assert page.locator(f'[data-resume="{game_id}"]').count() == 0
+    assert page.locator(f'[data-resume="{new_id}"]').count() == 1
     assert "Solo streak" in page.inner_text("main")
 
 
