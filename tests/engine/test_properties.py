@@ -15,8 +15,8 @@ from playout_checks import check_actions, check_position, check_round_trip, chec
 
 import engine
 
-EXAMPLES = 30  # per mode; each one is a complete game
-FULL_UNIVERSE_EVERY = 11  # every n-th step tries every well-formed action, not just a sample
+EXAMPLES = 25  # per mode; each one is a complete game
+FULL_UNIVERSE_EVERY = 15  # every n-th step tries every well-formed action, not just a sample
 
 seeds = st.integers(min_value=1_000_000, max_value=2**31 - 1)
 choices = st.lists(st.integers(min_value=0, max_value=2**16), min_size=1, max_size=64)
