@@ -89,10 +89,13 @@ def test_r32_check_in_phase_2_after_a_payment():
 
 
 def test_r33_bosses_never_harvest_by_choice():
-    """R33: no action harvests a boss; R22 does not hold bosses back (see the final harvest)."""
-    state = load(duo(phase="use", al=["BL", 1], don=["FI", 1]))
-    assert all(a["type"] != "harvest" or a["field"] in (0, 1, 2) for a in engine.legal_actions(state))
-    assert not any("boss" in a and a["type"] == "harvest" for a in engine.legal_actions(state))
+    """R33: no action harvests a boss, and a boss below its threshold just waits (A3: only an addition
+    triggers the check); R22 never holds a boss back (see the final harvest, R100)."""
+    state = load(duo(phase="use", al=["BL", 7], don=["FI", 1], deck=["PU", "KI", "FR"]))
+    assert all(set(a) <= {"type", "field"} for a in engine.legal_actions(state) if a["type"] == "harvest")
+    _, events, after = run(state, {"type": "end_phase"})
+    assert after["bosses"] == {"al": ["BL", 7], "don": ["FI", 1]}
+    assert of_type(events, "boss_harvest") == []
 
 
 def test_r34_empty_boss_captures_nothing():
