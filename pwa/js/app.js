@@ -117,7 +117,27 @@ function App() {
 function registerServiceWorker() {
   // Service workers need a secure context; on a plain-http LAN address the app is simply a web page.
   if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+  const hadController = Boolean(navigator.serviceWorker.controller);
+  navigator.serviceWorker.addEventListener('controllerchange', () => {
+    // A new release took over while this page runs old modules: offer a reload, never force one
+    // (a reload in the middle of a move would only cost a resync, but it surprises the player).
+    if (hadController) showUpdate();
+  });
   navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});
+}
+
+function showUpdate() {
+  const bar = document.createElement('div');
+  bar.className = 'update';
+  bar.setAttribute('role', 'status');
+  const text = document.createElement('span');
+  text.textContent = t('update.ready');
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.textContent = t('update.reload');
+  button.addEventListener('click', () => location.reload());
+  bar.append(text, button);
+  document.body.append(bar);
 }
 
 await setLang(negotiate());

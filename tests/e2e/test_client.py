@@ -3,6 +3,7 @@ service worker's offline shell, and the table-screen QR."""
 
 from __future__ import annotations
 
+from tests.e2e.conftest import ARGS, CHROMIUM
 from tests.e2e.pages import shot, version
 from tests.e2e.test_solo import new_solo
 
@@ -66,3 +67,30 @@ def test_table_screen_qr(phone):
     page.click("text=Table screen")
     page.wait_for_function("() => document.querySelector('.watchbox img.qr').naturalWidth > 100")
     assert "#watch=" in page.get_attribute(".watchbox a", "href")
+
+
+def test_plain_http_lan_address_degrades_gracefully(browser, server):
+    """A phone opening http://<LAN address>: no secure context, so no service worker, no wake lock and no
+    crypto.randomUUID. The game must still be fully playable."""
+    port = server.rsplit(":", 1)[1]
+    lan = browser.browser_type.launch(executable_path=CHROMIUM,
+                                      args=[*ARGS, "--host-resolver-rules=MAP alcabohne.lan 127.0.0.1"])
+    try:
+        ctx = lan.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce")
+        page = ctx.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"http://alcabohne.lan:{port}/")
+        page.wait_for_selector("[data-new=solo]")
+        assert page.evaluate("() => window.isSecureContext") is False
+        page.click("[data-new=solo]")
+        page.wait_for_selector(".table")
+        before = version(page)
+        page.click('[data-act^="plant_hand"]')  # needs an Idempotency-Key made without randomUUID
+        page.wait_for_function("(v) => Number(document.querySelector('.table').dataset.version) > v",
+                               arg=before)
+        assert page.evaluate("() => navigator.serviceWorker === undefined"
+                             " || navigator.serviceWorker.controller === null")
+        assert not errors, errors
+    finally:
+        lan.close()

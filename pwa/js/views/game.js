@@ -60,7 +60,10 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     } else if (!myTurn) cues.badge(false);
     wasMyTurn.current = myTurn;
   }, [myTurn]);
-  useEffect(() => () => cues.badge(false), []);
+  useEffect(() => () => {
+    cues.badge(false);
+    cues.keepAwake(false); // the screen may sleep again once no game is shown
+  }, []);
 
   const over = view && view.phase === 'over';
   useEffect(() => {
