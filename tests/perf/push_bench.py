@@ -1,7 +1,7 @@
 """Push latency of live play: action sent on one socket -> the opponent's socket has the new state.
 
     .venv/bin/python tests/perf/push_bench.py [--games 200] [--duration 30] [--interval 1.0]
-                                              [--ramp 400,600,800,1000]
+                                              [--ramp 400,600,800,1000] [--slice 5]
 
 Starts a private redis-server (AOF everysec, as deploy/) and gunicorn with 2 gthread workers (the
 baseline relay enabled by ALCABOHNE_WS_BASELINE=1), then, on that same server:
@@ -11,7 +11,9 @@ baseline relay enabled by ALCABOHNE_WS_BASELINE=1), then, on that same server:
              before the send to the opponent's socket receiving the state of the new version.
 2. baseline: N pairs of sockets on the bare flask-sock + Redis pub/sub relay (api/ws_baseline.py):
              one sends a frame the size of an average state, measured to the other's receipt.
-3. ramp:     the game phase again with more games, to find the most open sockets held with p99 < 50 ms.
+   Both sets stay open the whole time and the two phases alternate in slices of `slice` seconds,
+   so that both see the same machine (other processes included).
+3. ramp:     the game phase alone with more games, to find the most open sockets held with p99 < 50 ms.
 
 A drop is a state (or relayed frame) that did not arrive within 5 s. Client and server share the
 machine, so these are upper bounds for the server. Prints one line per phase and a summary.
@@ -105,10 +107,12 @@ def _game_setup(url: str):
 
 
 def _play_game(socks: dict, states: dict, stats: Stats, stop: threading.Event, interval: float) -> None:
-    """Drive one game: the seat to move acts; time until the opponent's socket has that version."""
-    view, version = states[0]["view"], states[0]["version"]
+    """Drive one game until `stop`: the seat to move sends its first legal action over its socket;
+    time until the opponent's socket has that version. `states` (seat -> last state) carries over."""
     rng = random.Random()
     while not stop.wait(rng.uniform(0.5, 1.5) * interval):
+        version = states[0]["version"]
+        view = states[0]["view"]
         if view["phase"] == "over":
             return
         active = view["active"]
@@ -123,7 +127,7 @@ def _play_game(socks: dict, states: dict, stats: Stats, stop: threading.Event, i
             stats.add((time.perf_counter() - t0) * 1000)
             with stats.lock:
                 stats.sizes.append(len(json.dumps(frame)))
-            mine = mover.wait(lambda f, v=version + 1: f["type"] == "state" and f["version"] >= v,
+            mine = mover.wait(lambda f, v=frame["version"]: f["type"] == "state" and f["version"] >= v,
                               timeout=DROP_AFTER)
         except TimeoutError:
             with stats.lock:
@@ -134,29 +138,34 @@ def _play_game(socks: dict, states: dict, stats: Stats, stop: threading.Event, i
                 stats.errors.append(repr(err))
             return
         states[1 - active], states[active] = frame, mine
-        version, view = frame["version"], frame["view"]
 
 
-def run_games(url: str, games: int, duration: float, interval: float) -> tuple[Stats, int]:
-    """Phase game with `games` duo games; return the stats and the number of sockets open."""
-    setups = _open_all(_game_setup(url), games)
-    stats, stop = Stats(), threading.Event()
-    threads = [threading.Thread(target=_play_game, args=(socks, states, stats, stop, interval), daemon=True)
-               for socks, states in setups]
+def _drive(target, setups: list, stats: Stats, seconds: float, interval: float) -> None:
+    """Run `target(*setup, stats, stop, interval)` for every setup for `seconds`."""
+    stop = threading.Event()
+    threads = [threading.Thread(target=target, args=(*setup, stats, stop, interval), daemon=True)
+               for setup in setups]
     try:
         for t in threads:
             t.start()
-        time.sleep(duration)
+        time.sleep(seconds)
     finally:
         stop.set()
         for t in threads:
             t.join(timeout=DROP_AFTER + 2)
-        _open_all(lambda i: [s.close() for s in setups[i][0].values()], len(setups))
-    return stats, 2 * games
 
 
-def run_baseline(url: str, pairs: int, duration: float, interval: float, size: int) -> Stats:
-    """Phase baseline: `pairs` socket pairs on the bare relay, frames of `size` bytes."""
+def open_games(url: str, games: int) -> list:
+    """Open `games` duo games with both seats' sockets; return [(sockets, states)]."""
+    return _open_all(_game_setup(url), games)
+
+
+def close_games(setups: list) -> None:
+    _open_all(lambda i: [s.close() for s in setups[i][0].values()], len(setups))
+
+
+def open_pairs(url: str, pairs: int) -> list:
+    """Open `pairs` socket pairs on the bare relay; return [(a, b)]."""
     from simple_websocket import Client
 
     base = url.replace("http://", "ws://") + "/api/v1/bench/ws/"
@@ -169,47 +178,40 @@ def run_baseline(url: str, pairs: int, duration: float, interval: float, size: i
 
     setups = _open_all(make, pairs)
     time.sleep(0.5)  # let the relay register both sockets of every pair
-    stats, stop = Stats(), threading.Event()
-    pad = "x" * max(size - 40, 0)
+    return setups
 
-    def drive(a, b) -> None:
-        rng = random.Random()
-        seq = 0
-        while not stop.wait(rng.uniform(0.5, 1.5) * interval):
-            seq += 1
-            sender, receiver = (a, b) if seq % 2 else (b, a)
-            t0 = time.perf_counter()
-            try:
-                sender.send(json.dumps({"seq": seq, "pad": pad}))
-                deadline = t0 + DROP_AFTER
-                while True:
-                    text = receiver.receive(timeout=max(deadline - time.perf_counter(), 0))
-                    if text is None:
-                        with stats.lock:
-                            stats.drops += 1
-                        return
-                    if json.loads(text)["seq"] == seq:
-                        break
-                stats.add((time.perf_counter() - t0) * 1000)
-            except Exception as err:  # noqa: BLE001 - a closed socket is an error of the run
-                with stats.lock:
-                    stats.errors.append(repr(err))
-                return
 
-    threads = [threading.Thread(target=drive, args=pair, daemon=True) for pair in setups]
-    try:
-        for t in threads:
-            t.start()
-        time.sleep(duration)
-    finally:
-        stop.set()
-        for t in threads:
-            t.join(timeout=DROP_AFTER + 2)
-        for a, b in setups:
-            for ws in (a, b):
-                with contextlib.suppress(Exception):  # already closed by the server
-                    ws.close()
-    return stats
+def close_pairs(setups: list) -> None:
+    for a, b in setups:
+        for ws in (a, b):
+            with contextlib.suppress(Exception):  # already closed by the server
+                ws.close()
+
+
+def _relay_pair(a, b, stats: Stats, stop: threading.Event, interval: float, pad: list) -> None:
+    """Drive one relay pair until `stop`: a frame the size of a state, timed to the other's receipt."""
+    rng = random.Random()
+    seq = 0
+    while not stop.wait(rng.uniform(0.5, 1.5) * interval):
+        seq += 1
+        sender, receiver = (a, b) if seq % 2 else (b, a)
+        t0 = time.perf_counter()
+        try:
+            sender.send(json.dumps({"seq": seq, "pad": pad[0]}))
+            deadline = t0 + DROP_AFTER
+            while True:
+                text = receiver.receive(timeout=max(deadline - time.perf_counter(), 0))
+                if text is None:
+                    with stats.lock:
+                        stats.drops += 1
+                    return
+                if json.loads(text)["seq"] == seq:
+                    break
+            stats.add((time.perf_counter() - t0) * 1000)
+        except Exception as err:  # noqa: BLE001 - a closed socket is an error of the run
+            with stats.lock:
+                stats.errors.append(repr(err))
+            return
 
 
 def main() -> int:
@@ -217,6 +219,7 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--duration", type=float, default=30.0, help="seconds measured per phase")
     ap.add_argument("--interval", type=float, default=1.0, help="mean seconds between moves of a game")
+    ap.add_argument("--slice", type=float, default=5.0, help="seconds per alternation game/baseline")
     ap.add_argument("--ramp", default="400,600,800,1000", help="game counts for the socket ramp ('' = none)")
     args = ap.parse_args()
     ramp = [int(n) for n in args.ramp.split(",") if n]
@@ -227,27 +230,49 @@ def main() -> int:
     try:
         with redis.Redis.from_url(server.url) as admin:
             admin.config_set("appendfsync", "everysec")  # as deploy/redis.conf, not the tests' "always"
-        gunicorn = Gunicorn(server.url, workers=2, threads=threads_for(2 * most, 2), ping=25.0,
+        threads = threads_for(max(4 * args.games, 2 * most), 2)
+        gunicorn = Gunicorn(server.url, workers=2, threads=threads, ping=25.0,
                             extra_env={"ALCABOHNE_WS_BASELINE": "1", "ALCABOHNE_WS_DEBUG": "0",
                                        "ALCABOHNE_JOIN_LIMIT": "1000000"})
         gunicorn.start()
         try:
             results = {}
-            stats, sockets = run_games(gunicorn.url, args.games, args.duration, args.interval)
-            size = int(statistics.mean(stats.sizes)) if stats.sizes else 2000
-            results["game"] = {"sockets": sockets, **stats.summary()}
-            print(f"game      {args.games} games, {sockets} sockets: {results['game']}", flush=True)
-            base = run_baseline(gunicorn.url, args.games, args.duration, args.interval, size)
-            results["baseline"] = {"sockets": 2 * args.games, "frame_bytes": size, **base.summary()}
-            print(f"baseline  {args.games} pairs, frames of {size} B: {results['baseline']}", flush=True)
-            best = sockets if results["game"].get("p99", 1e9) < 50 and not stats.drops else 0
-            for games in ramp:
-                stats, sockets = run_games(gunicorn.url, games, args.duration, args.interval)
-                line = {"sockets": sockets, **stats.summary()}
-                results[f"ramp_{games}"] = line
-                print(f"ramp      {games} games, {sockets} sockets: {line}", flush=True)
+            # Game and baseline alternate in slices on the same server, so both see the same machine
+            # (other processes on it included).
+            games, pairs = open_games(gunicorn.url, args.games), open_pairs(gunicorn.url, args.games)
+            game, base, pad = Stats(), Stats(), ["x" * 700]
+            slices = max(int(args.duration // args.slice), 1)
+            try:
+                for _ in range(slices):
+                    _drive(_play_game, games, game, args.slice, args.interval)
+                    if game.sizes:
+                        pad[0] = "x" * max(int(statistics.mean(game.sizes)) - 25, 0)
+                    _drive(lambda a, b, st, stop, iv: _relay_pair(a, b, st, stop, iv, pad), pairs, base,
+                           args.slice, args.interval)
+            finally:
+                close_games(games)
+                close_pairs(pairs)
+            sockets = 4 * args.games
+            results["game"] = {"sockets": sockets, **game.summary()}
+            results["baseline"] = {"frame_bytes": len(pad[0]) + 25, **base.summary()}
+            print(f"game      {args.games} games + {args.games} relay pairs open ({sockets} sockets): "
+                  f"{results['game']}", flush=True)
+            print(f"baseline  {args.games} relay pairs, frames of {len(pad[0]) + 25} B: "
+                  f"{results['baseline']}", flush=True)
+            ok = results["game"].get("p99", 1e9) < 50 and not game.drops and not game.errors
+            best = sockets if ok else 0
+            for count in ramp:
+                setups = open_games(gunicorn.url, count)
+                stats = Stats()
+                try:
+                    _drive(_play_game, setups, stats, args.duration / 2, args.interval)
+                finally:
+                    close_games(setups)
+                line = {"sockets": 2 * count, **stats.summary()}
+                results[f"ramp_{count}"] = line
+                print(f"ramp      {count} games, {2 * count} sockets: {line}", flush=True)
                 if line.get("p99", 1e9) < 50 and not stats.drops and not stats.errors:
-                    best = max(best, sockets)
+                    best = max(best, 2 * count)
                 else:
                     break
             ratio = results["game"]["p99"] / results["baseline"]["p99"]
