@@ -49,6 +49,12 @@ export function t(key, vars = {}) {
   return msg.replace(/\{(\w+)\}/g, (_, k) => (vars[k] === undefined ? `{${k}}` : String(vars[k])));
 }
 
-/** A bean's name in the current language (German names are the canonical ones, PROTOCOL §1). */
+/** The canonical bean names (German, as on the cards of the game), whatever the language. */
+export const CANONICAL = {
+  BL: 'Blaue Bohne', KI: 'Kidneybohne', FI: 'Feuerbohne', PU: 'Puffbohne', BR: 'Saubohne',
+  FR: 'Brechbohne', RU: 'Stangenbohne',
+};
+
+/** A bean's name in the current language, for sentences and button labels. */
 export const bean = (code) => t(`bean.${code}`);
 export const boss = (name) => t(`boss.${name}`);

@@ -1,4 +1,6 @@
 // The table: the Mafia, the middle (deck, discard, display), the other player, own fields and hand.
+// While the Mafia's steps play out they sit right under the banner, where the eye is; afterwards they
+// move to the bottom as a record of the last move.
 // Every tappable thing comes from targets(view.legal_actions, selection); nothing else reacts.
 
 import { html } from '../html.js';
@@ -114,6 +116,7 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     <p class=${`banner${myTurn ? ' mine' : ''}`} role="status">${banner}</p>
     ${sel ? html`<p class="selhint">${t('table.selected', { what: sel.kind === 'bundle' ? bean(sel.bean) : bean(view.players[seat].hand[sel.index]) })}
       <button type="button" class="link" onClick=${() => setSel(null)}>${t('table.cancel')}</button></p>` : null}
+    ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} onSkip=${onSkip} />` : null}
     ${s.pending ? html`<p class="pending" role="status">${t(s.pendingStuck ? 'table.pending.offline' : 'table.pending')}</p>` : null}
     ${s.notice ? html`<p class="notice" role="alert">${t(`err.${s.notice}`) === `err.${s.notice}` ? t('err.generic', { msg: s.notice }) : t(`err.${s.notice}`)}</p>` : null}
     <section class="mafia" aria-label=${t('table.mafia')}>
@@ -132,6 +135,6 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
       </section>` : null}
     ${tg.buttons.length ? html`<div class="actionbar">${tg.buttons.map((a) => html`<${Act} action=${a}
       label=${label(a, view, seat)} onAct=${onAct} primary=${a.type === 'end_phase'} />`)}</div>` : null}
-    <${Steps} s=${s} seat=${seat} hotseat=${hotseat} onSkip=${onSkip} />
+    ${s.busy ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} onSkip=${onSkip} />`}
   </div>`;
 }
