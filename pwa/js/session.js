@@ -123,6 +123,7 @@ export class GameSession {
       this.s.error = err.code;
       this.halt();
     } else {
+      if (!(err instanceof api.ApiError)) console.error(err); // a bug of ours: make it visible
       this.s.notice = err.code || 'generic';
     }
     this.emit();
