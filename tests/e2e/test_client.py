@@ -94,3 +94,27 @@ def test_plain_http_lan_address_degrades_gracefully(browser, server):
         assert not errors, errors
     finally:
         lan.close()
+
+
+def test_a_lost_answer_is_retried_with_the_same_key_and_applied_once(phone):
+    page = phone("lost-answer")
+    new_solo(page)
+    keys = []
+
+    def lose_first_answer(route):
+        keys.append(route.request.headers.get("idempotency-key"))
+        answer = route.fetch()  # the server applies the move ...
+        if len(keys) == 1:
+            route.abort("connectionreset")  # ... but the phone never hears back
+        else:
+            route.fulfill(response=answer)
+
+    page.route("**/api/v1/games/*/actions", lose_first_answer)
+    before = version(page)
+    page.click('[data-act^="plant_hand"]')
+    page.wait_for_function("() => !document.querySelector('.pending')"
+                           " && Number(document.querySelector('.table').dataset.version) > 1")
+    assert version(page) == before + 1  # applied once, although sent twice
+    assert len(keys) == 2 and keys[0] == keys[1] and len(keys[0]) == 36
+    stored = page.evaluate("() => Object.values(JSON.parse(localStorage.getItem('alc.games')))")
+    assert stored[0].get("pending") is None  # nothing left to resend after a reload
