@@ -3,6 +3,8 @@ service worker's offline shell, and the table-screen QR."""
 
 from __future__ import annotations
 
+import json
+
 from tests.e2e.conftest import ARGS, CHROMIUM
 from tests.e2e.pages import shot, version
 from tests.e2e.test_solo import new_solo
@@ -118,3 +120,26 @@ def test_a_lost_answer_is_retried_with_the_same_key_and_applied_once(phone):
     assert len(keys) == 2 and keys[0] == keys[1] and len(keys[0]) == 36
     stored = page.evaluate("() => Object.values(JSON.parse(localStorage.getItem('alc.games')))")
     assert stored[0].get("pending") is None  # nothing left to resend after a reload
+
+
+def test_a_version_gap_on_the_socket_triggers_a_resync(phone):
+    page = phone("gap")
+    routes = []
+
+    def relay(ws):
+        ws.connect_to_server()  # forwards both ways by default
+        routes.append(ws)
+
+    page.route_web_socket("**/ws", relay)
+    new_solo(page)
+    page.wait_for_selector(".conn-live")
+    v = version(page)
+    game_id = page.url.rsplit("/", 1)[1]
+    reads = []
+    page.on("request", lambda r: reads.append(r.url) if r.url.endswith(f"/api/v1/games/{game_id}") else None)
+    # A push that skips versions, carrying a made-up view: the client must not show it, but read again.
+    fake = {"type": "state", "version": v + 5, "view": {"phase": "over", "players": [], "legal_actions": []}}
+    routes[-1].send(json.dumps(fake))
+    page.wait_for_timeout(500)
+    assert reads, "no resync after the gap"
+    assert version(page) == v and page.get_attribute(".table", "data-phase") != "over"
