@@ -214,6 +214,8 @@ def explain(s, key: tuple) -> str:
     a = s.active
     if s.phase == "over":
         return "R95: the game is over"
+    if s.phase == "leftovers" and t in ("give_display", "give_hand"):
+        return "R64: leftovers never go to a boss in phase 1"
     if s.phase not in _PHASES_OF[t]:
         return f"{_PHASE_RULE[t]}: '{t}' is not allowed in the {s.phase} phase"
     fields = s.fields[a]

@@ -252,7 +252,9 @@ def from_position(pos: dict) -> State:
     _check_counts(s)
     result = pos.get("result")
     if s.phase == "over":
-        s.result = _read_result(result, seats) if result is not None else None
+        if result is None:
+            _fail("a game that is over has a result (R101-R103)")
+        s.result = _read_result(result, seats)
     elif result is not None:
         _fail("result is set only when the phase is 'over'")
     return s

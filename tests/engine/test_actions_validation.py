@@ -132,3 +132,16 @@ def test_r1_position_with_more_cards_of_a_type_than_the_deck_is_refused():
     pos["discard"] = pos["discard"] + ["BL"]
     with pytest.raises(engine.InvalidPosition, match="R1"):
         engine.from_position(pos)
+
+
+def test_r64_giving_a_leftover_to_a_boss_names_r64():
+    """R64: leftovers never go to a boss in phase 1."""
+    pos = duo(phase="leftovers", display=["KI"], al=["BL", 1], don=None)
+    with pytest.raises(engine.IllegalAction, match="R64"):
+        engine.apply(load(pos), {"type": "give_display", "bean": "KI", "boss": "don"})
+
+
+def test_r101_an_over_position_without_result_is_refused():
+    pos = duo(phase="over")
+    with pytest.raises(engine.InvalidPosition, match="result"):
+        engine.from_position(pos)
