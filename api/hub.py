@@ -177,20 +177,21 @@ class Hub:
 
     # ------------------------------------------------------------------ rendering
 
-    def send_snapshot(self, conn: Connection, game: Loaded | None = None) -> None:
+    def send_snapshot(self, conn: Connection) -> None:
         """Queue the current state for `conn` if it is newer than what the client holds.
 
         Raises ApiError (unknown_game) and StoreUnavailable from the load.
         """
-        game = game or self._service.snapshot(conn.game_id)
-        self._render(conn.game_id, game, [conn])
+        game, entry = self._service.latest(conn.game_id)
+        self._render(game, entry, [conn])
 
     def send_presence(self, conn: Connection) -> None:
         """Queue the game's current presence for `conn` (raises StoreUnavailable)."""
         conn.offer_presence(self._store.online_seats(conn.game_id))
 
-    def _render(self, game_id: str, game: Loaded, conns: list[Connection]) -> None:
-        """Queue `game`'s state for every connection in `conns`, rendering each seat once."""
+    def _render(self, game: Loaded, raw_events: str | None, conns: list[Connection]) -> None:
+        """Queue `game`'s state for every connection in `conns`, rendering each seat once; `raw_events`
+        (the log entry of game.version) goes along to the sockets that held the version before."""
         live = []
         for conn in conns:
             if conn.seat is not None and game.seats[conn.seat] != conn.token_hash:
@@ -203,11 +204,6 @@ class Hub:
         if not live:
             return
         views = game.views({conn.seat for conn in live})
-        raw_events = None
-        if any(conn.version == game.version - 1 for conn in live):
-            # The client is exactly one version behind: the events of that version tell what happened.
-            entries = self._store.log_since(game_id, game.version - 1)
-            raw_events = next((raw for v, raw in entries if v == game.version), None)
         frames: dict[tuple[int | None, bool], str] = {}
 
         def frame(seat: int | None, with_events: bool) -> str:
@@ -232,16 +228,20 @@ class Hub:
             return  # not ours, or already sent (the acting socket gets its state with the ack)
         self._refresh(game_id, conns)
 
+    def push_local(self, game_id: str, version: int) -> None:
+        """Bring this process's sockets of `game_id` to `version` now (called right after a commit made
+        here: the local opponent need not wait for the store's nudge). Never raises."""
+        self._on_nudge(game_id, version)
+
     def _refresh(self, game_id: str, conns: list[Connection]) -> None:
         try:
-            game = self._service.snapshot(game_id)
+            game, entry = self._service.latest(game_id)
+            self._render(game, entry, conns)
         except ApiError:  # expired meanwhile: nothing to show
             return
         except StoreUnavailable:
             for conn in conns:
                 conn.push(encode({"type": "resync"}))
-            return
-        self._render(game_id, game, conns)
 
     def _on_presence(self, game_id: str) -> None:
         """The online seats of `game_id` changed somewhere: tell the local sockets (listener thread)."""

@@ -132,10 +132,15 @@ class GameService:
             log.append({"version": version, "events": entry_events(raw, seat)})
         return {"game_id": game_id, "version": game.version, "seat": seat, "log": log}
 
-    def snapshot(self, game_id: str) -> Loaded:
-        """Return the stored game, for callers that render it for several seats (the websocket hub);
-        every payload made from it must go through `Loaded.views` / `entry_events`. Raises unknown_game."""
-        return self._load(game_id)
+    def latest(self, game_id: str) -> tuple[Loaded, str | None]:
+        """Return the stored game and the raw log entry of its version (None when not kept), read at
+        once, for callers that render it for several seats (the websocket hub); every payload made
+        from it must go through `Loaded.views` / `entry_events`. Raises unknown_game."""
+        found = self.store.load_latest(game_id) if GAME_ID_RE.match(game_id) else None
+        if found is None:
+            raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")
+        version, raw, entry = found
+        return Loaded(version, json.loads(raw), raw), entry
 
     def join_link(self, game_id: str, token: str | None, code: str | None, base_url: str) -> str:
         """Return the join URL to draw as a QR code: for `code` if it is a live code of this game, else

@@ -311,10 +311,12 @@ class Session:
             return self.error("store_unavailable", "", msg_id)
         if not self.send({"type": "ack", "id": msg_id, "version": answer["version"]}):
             return None
-        # Our own move: send its state now rather than waiting for the store's nudge.
+        # Our own move: send its state now rather than waiting for the store's nudge ...
         state = encode({"type": "state", "version": answer["version"], "view": answer["view"],
                         "events": answer.get("events", [])})
         self.conn.offer_state(answer["version"], lambda _previous: state)
+        # ... and to the other sockets of this game in this worker (the nudge then finds them served).
+        self.hub.push_local(self.game_id, answer["version"])
         return None
 
 

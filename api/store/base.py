@@ -87,6 +87,17 @@ class GameStore(ABC):
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
         """Return the log entries (version, log) with version > `version`, oldest first."""
 
+    def load_latest(self, game_id: str) -> tuple[int, str, str | None] | None:
+        """Return (version, doc, log) where `log` is the log entry of that very version (None when it is
+        not kept, e.g. version 1), or None when the game does not exist. One consistent read: backends
+        that can do it in one round trip override this (the websocket hub calls it for every push)."""
+        found = self.load(game_id)
+        if found is None:
+            return None
+        version, doc = found
+        entry = next((log for v, log in self.log_since(game_id, version - 1) if v == version), None)
+        return version, doc, entry
+
     @abstractmethod
     def put_code(self, code: str, game_id: str, ttl: int) -> bool:
         """Map a join/transfer code to a game for `ttl` seconds; False if the code is already in use."""

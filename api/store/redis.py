@@ -227,6 +227,20 @@ class RedisStore(GameStore):
         status, version = reply[0], int(reply[1])
         return CommitResult(status, version, reply[2] if len(reply) > 2 else None)
 
+    def load_latest(self, game_id: str) -> tuple[int, str, str | None] | None:
+        """Return (version, doc, log entry of that version or None) in one MULTI round trip."""
+        with _errors():
+            pipe = self._client.pipeline(transaction=True)
+            pipe.hmget(game_key(game_id, "state"), ["v", "s"])
+            pipe.xrevrange(game_key(game_id, "log"), "+", "-", count=1)
+            (version, doc), last = pipe.execute()
+        if version is None:
+            return None
+        entry = None
+        if last and int(last[0][0].partition("-")[0]) == int(version):
+            entry = last[0][1]["e"]
+        return int(version), doc, entry
+
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
         """Return the kept log entries with version > `version`, oldest first ([] for a missing game)."""
         with _errors():

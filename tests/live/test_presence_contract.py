@@ -67,3 +67,12 @@ def test_entries_expire_and_the_next_call_announces_it(backend, store: GameStore
     store.set_presence("g2", "alive", 1, 30)  # the heartbeat of the survivor notices the expiry
     assert heard.wait_count(3)
     assert heard.items == ["g2"] * 3
+
+
+def test_load_latest_returns_the_document_with_the_log_entry_of_its_version(store: GameStore) -> None:
+    assert store.load_latest("missing") is None
+    store.create("g3", "doc1", 60)
+    assert store.load_latest("g3") == (1, "doc1", None)
+    store.commit("g3", 1, "doc2", ttl=60, log="e2")
+    store.commit("g3", 2, "doc3", ttl=60, log="e3")
+    assert store.load_latest("g3") == (3, "doc3", "e3")
