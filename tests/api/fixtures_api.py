@@ -158,8 +158,8 @@ def assert_no_secrets(payload: dict, position: dict, seat: int | None) -> None:
 def play_out(game: Game, store: GameStore, *, seed: int = 0, max_steps: int = 5000) -> int:
     """Play `game` to its end through HTTP, choosing at random among the views' legal actions.
 
-    Checks on every step: the version rises by exactly one, and no answer shows a secret. Returns the
-    number of actions played.
+    Checks on every step: the version rises by exactly one, no answer shows a secret, and the stored
+    document stays within 2 KB. Returns the number of actions played.
     """
     rng = random.Random(seed)
     steps = 0
@@ -187,6 +187,7 @@ def play_out(game: Game, store: GameStore, *, seed: int = 0, max_steps: int = 50
         assert answer["version"] == game.version + 1
         _, doc = stored(store, game.id)
         assert_no_secrets(answer, doc["p"], seat)
+        assert len(store.load(game.id)[1].encode()) <= 2048, "the stored document outgrew 2 KB"
         game.version = answer["version"]
         steps += 1
     raise AssertionError(f"game not over after {max_steps} actions")
