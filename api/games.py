@@ -167,10 +167,11 @@ def transfer_seat(game_id):
 @blp.arguments(QrQuerySchema(), location="query")
 @blp.response(200, description="The join link as a QR code.", content_type="image/svg+xml")
 @blp.doc(security=OPTIONAL_TOKEN)
-@problems("unknown_game", "bad_token", "unknown_code")
+@problems("unknown_game", "bad_token", "unknown_code", "rate_limited")
 def join_qr(args, game_id):
     """Draw a join (or transfer) link as a QR code."""
-    link = _service().join_link(game_id, _token(), args.get("code"), _base_url())
+    client = request.remote_addr or "unknown"
+    link = _service().join_link(game_id, _token(), args.get("code"), client, _base_url())
     # A standalone document: an <img src> shows an SVG only when it declares the SVG namespace, which
     # svg_inline leaves out (it is meant for pasting into HTML).
     buf = io.BytesIO()

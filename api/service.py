@@ -142,11 +142,15 @@ class GameService:
         version, raw, entry = found
         return Loaded(version, json.loads(raw), raw), entry
 
-    def join_link(self, game_id: str, token: str | None, code: str | None, base_url: str) -> str:
+    def join_link(self, game_id: str, token: str | None, code: str | None, client: str, base_url: str) -> str:
         """Return the join URL to draw as a QR code: for `code` if it is a live code of this game, else
-        the open join code, which only a seated player may see. Raise unknown_game, bad_token, unknown_code.
+        the open join code, which only a seated player may see.
+
+        Raises unknown_game, bad_token, unknown_code, rate_limited (checking a code counts as a join
+        attempt: otherwise this would be a way to guess codes around the join limit).
         """
         if code is not None:
+            self._throttle_joins(client)
             norm = auth.normalize_code(code)
             target = self.store.get_code(norm) if norm else None
             if target is None or target.split("#", 1)[0] != game_id:
@@ -271,15 +275,23 @@ class GameService:
         return ApiError("stale_version", f"The game is at version {game.version}; look again and retry.",
                         version=game.version, view=engine.view(game.state(), seat))
 
-    def join(self, code: str, client: str, base_url: str) -> dict:
-        """Take the seat a join or transfer code opens; return {game_id, version, seat, token, view, seats}.
+    def _throttle_joins(self, client: str) -> None:
+        """Count one code attempt from `client`; raise rate_limited past the limit.
 
-        Raises rate_limited (too many attempts from `client`), unknown_code.
+        Every attempt counts, not only failed ones: `hit` can only count, and a budget that a correct
+        guess could still spend would not stop guessing. Honest players need one or two attempts.
         """
         if self.store.hit(f"join:{client}", self.join_window) > self.join_limit:
             raise ApiError("rate_limited",
                            f"At most {self.join_limit} join attempts in {self.join_window} s; wait.",
                            headers={"Retry-After": str(self.join_window)})
+
+    def join(self, code: str, client: str, base_url: str) -> dict:
+        """Take the seat a join or transfer code opens; return {game_id, version, seat, token, view, seats}.
+
+        Raises rate_limited (too many attempts from `client`), unknown_code.
+        """
+        self._throttle_joins(client)
         norm = auth.normalize_code(code)
         if norm is None:
             raise ApiError("unknown_code",

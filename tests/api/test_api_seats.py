@@ -169,6 +169,8 @@ def test_failed_joins_are_rate_limited_per_address():
     other = app.test_client()
     resp = other.post(f"{API}/games/join", json={"code": "ZZZZZZ"}, environ_base={"REMOTE_ADDR": "10.0.0.9"})
     assert resp.status_code == 404  # another address has its own budget
+    qr = client.get(f"{API}/games/abc/qr.svg", query_string={"code": "ZZZZZZ"})
+    assert qr.status_code == 429  # checking codes through the QR endpoint counts too
     clock.now += 61
     assert join(client, code).status_code == 200
 
