@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import re
 from functools import cache
 from pathlib import Path
@@ -130,7 +131,11 @@ def watch_qr(name: str):
         abort(404)
     base = current_app.config.get("PUBLIC_URL") or request.host_url
     link = f"{base.rstrip('/')}/#watch={name}"
-    svg = segno.make(link, error="m").svg_inline(scale=8, border=2, omitsize=True, title="Show on the table")
+    # A standalone document with the SVG namespace (svg_inline omits it, and <img> then shows nothing).
+    buf = io.BytesIO()
+    segno.make(link, error="m").save(buf, kind="svg", xmldecl=False, scale=8, border=2,
+                                     title="Show on the table")
+    svg = buf.getvalue()
     resp = current_app.response_class(svg, mimetype="image/svg+xml")
     resp.headers["Cache-Control"] = "public, max-age=3600"
     return resp
