@@ -1,4 +1,4 @@
-"""The `alcabohne` command: `play` (terminal game), `serve` (the online server).
+"""The `alcabohne` command: `play` (terminal game), `simulate` (bot games), `serve` (the online server).
 
 Subcommands import what they need lazily, so `alcabohne play` runs on the engine alone.
 """
@@ -22,6 +22,17 @@ def _parser() -> argparse.ArgumentParser:
                       help="play on a server (e.g. http://192.168.1.20:8000): a new game, or --join CODE")
     play.add_argument("--join", metavar="CODE", default=None,
                       help="with --server: take a seat with a join code")
+
+    sim = sub.add_parser("simulate", help="bots play many games; print win rates (engine only)")
+    sim.add_argument("--mode", choices=("solo", "duo"), default="duo")
+    sim.add_argument("--bots", default="mc,greedy",
+                     help="comma-separated bot names (duo: two; solo: each plays the same deals)")
+    sim.add_argument("--games", type=int, default=100, help="games per bot (solo) or in all (duo)")
+    sim.add_argument("--seed", type=int, default=1, help="first deal seed")
+    sim.add_argument("--jobs", type=int, default=1, help="worker processes (one per CPU core at most)")
+    sim.add_argument("--playouts", type=int, default=None, help="mc budget: playouts per decision")
+    sim.add_argument("--width", type=int, default=None, help="mc budget: root actions tried")
+    sim.add_argument("--horizon", type=int, default=None, help="mc budget: turns per playout (0: to the end)")
 
     serve = sub.add_parser("serve", help="run the online server (gunicorn)")
     serve.add_argument("--host", default="0.0.0.0", help="listen address (default: all, for the LAN)")
@@ -50,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         from .terminal import play
 
         return play(duo=args.duo, seed=args.seed, dealer=args.dealer)
+    if args.command == "simulate":
+        from .simulate import main as simulate
+
+        budget = {k: v for k in ("playouts", "width", "horizon") if (v := getattr(args, k)) is not None}
+        return simulate(args.mode, args.bots.split(","), args.games, args.seed, args.jobs, budget)
     from .server import serve
 
     serve(args.host, args.port, args.workers, args.data_dir, args.public_url, args.redis_url)

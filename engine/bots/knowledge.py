@@ -35,7 +35,7 @@ def visible_cards(view: dict) -> Counter:
 
 
 def unseen_cards(view: dict) -> list[str]:
-    """Return the cards the viewer cannot see, sorted (R1 counts minus `visible_cards`).
+    """Return the cards the viewer cannot see, in bean order (R1 counts minus `visible_cards`).
 
     Raises ValueError if the view shows more cards of a type than the deck holds."""
     seen = visible_cards(view)

@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import random
 
-from ..actions import to_dict
+from ..actions import END, GIVE_DISPLAY, PAY, PLANT_DISPLAY, PLANT_HAND, to_dict
 from ..rules import legal_codes
 from .fast import step
 from .knowledge import determinize, legal_codes_of
-from .policy import best_code, score_actions
+from .policy import best_code, boss_worth, potential, score_actions
 
-PLAYOUTS = 160   # default budget: playouts per decision (one playout = one root action, one game end)
+PLAYOUTS = 96    # default budget: playouts per decision (one playout = one root action played out)
+HORIZON = 4      # turns a playout runs before the position is scored by `estimate` (0: to the end)
 WIDTH = 6        # candidates kept at the root, best first by the greedy heuristic
-EPSILON = 0.05   # share of random moves in playouts, so the greedy playouts do not all agree
+EPSILON = 0.0    # share of random moves in playouts (0: plain greedy; the deals supply the variety)
 MARGIN = 0.05    # reward per coin of score margin, on top of 1 for a win
+GAP = 1.0        # when the greedy favourite leads the runner-up by more than this, play it unsearched
 
 
 def reward(result: dict, seat: int) -> float:
@@ -37,20 +39,72 @@ def reward(result: dict, seat: int) -> float:
     return won + MARGIN * (scores[seat] - max(rivals))
 
 
-def playout(s, seat: int, rng: random.Random, epsilon: float = EPSILON) -> float:
-    """Play `s` to the end with the greedy policy for every seat; return `reward` for `seat`."""
+def estimate(s, seat: int) -> dict:
+    """Return a result-like dict for an unfinished `s`: every coin stack plus the heuristic worth of
+    its fields (policy.potential: a growing field is worth more than its harvest now), the treasury
+    plus the bosses' worth to the Mafia (policy.boss_worth), and the winners that would give
+    (R101-R103)."""
+    scores = [len(c) + sum(potential(f[0], f[1]) for f in fs if f) for c, fs in zip(s.coins, s.fields,
+                                                                                    strict=True)]
+    mafia = len(s.treasury) + sum(boss_worth(k, b[0], b[1]) for k, b in enumerate(s.bosses) if b)
+    if s.mode == "solo":
+        mafia *= 2  # R101
+    best = max(scores)
+    winners = [i for i, p in enumerate(scores) if p == best] if best > mafia else ["mafia"]
+    return {"scores": scores, "mafia": mafia, "winners": winners}
+
+
+def playout(s, seat: int, rng: random.Random, epsilon: float = EPSILON, horizon: int = HORIZON) -> float:
+    """Play `s` on with the greedy policy for every seat, to the end or for `horizon` turns (0: no
+    limit); return `reward` for `seat` of the result or of `estimate`."""
+    turns = 0
     while s.phase != "over":
-        s = step(s, best_code(s, legal_codes(s), rng, epsilon))
+        phase = s.phase
+        code = best_code(s, legal_codes(s), rng, epsilon)
+        s = step(s, code)
+        if code == END and phase == "use":
+            turns += 1
+            if turns == horizon and s.phase != "over":
+                return reward(estimate(s, seat), seat)
     return reward(s.result, seat)
 
 
+def candidates(s, codes: list[int], width: int) -> tuple[list[int], list[float]]:
+    """Return up to `width` root actions worth searching, best first by the greedy heuristic, and
+    their heuristic scores.
+
+    Planting on one empty field or another is the same move (fields differ only by index), so only
+    the lowest empty field is kept for each planted card or bundle."""
+    scores = score_actions(s, codes)
+    order = sorted(range(len(codes)), key=lambda j: -scores[j])
+    fields = s.fields[s.active]
+    out: list[int] = []
+    seen = set()
+    for j in order:
+        code = codes[j]
+        key = code
+        if PLANT_HAND <= code < PAY and fields[code - PLANT_HAND] is None:
+            key = "hand-to-empty"
+        elif PLANT_DISPLAY <= code < GIVE_DISPLAY and fields[(code - PLANT_DISPLAY) % 3] is None:
+            key = ("display-to-empty", (code - PLANT_DISPLAY) // 3)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(code)
+        if len(out) == width:
+            break
+    return out, [scores[codes.index(c)] for c in out]
+
+
 def choose(view: dict, seed: int, playouts: int = PLAYOUTS, width: int = WIDTH,
-           epsilon: float = EPSILON) -> dict:
+           epsilon: float = EPSILON, horizon: int = HORIZON, gap: float = GAP) -> dict:
     """Return the action of `view["legal_actions"]` with the best mean playout reward.
 
     `playouts` is the total number of playouts (at least one round of every candidate is played);
     `width` how many root actions, best first by the greedy heuristic, are tried; `epsilon` the random
-    share of playout moves. Raises ValueError for a view that is not the viewer's turn."""
+    share of playout moves; `horizon` the turns a playout runs (0: to the end); `gap` the greedy
+    lead over the runner-up above which the greedy favourite is played without search.
+    Raises ValueError for a view that is not the viewer's turn."""
     codes = legal_codes_of(view)
     if not codes:
         raise ValueError("no legal actions in this view (not the viewer's turn, or the game is over)")
@@ -59,14 +113,14 @@ def choose(view: dict, seed: int, playouts: int = PLAYOUTS, width: int = WIDTH,
     seat = view["seat"]
     rng = random.Random(seed)
     first = determinize(view, rng)
-    scores = score_actions(first, codes)
-    order = sorted(range(len(codes)), key=lambda j: -scores[j])[:max(1, width)]
-    cands = [codes[j] for j in order]
+    cands, scores = candidates(first, codes, max(1, width))
+    if len(cands) == 1 or scores[0] - scores[1] > gap:
+        return to_dict(cands[0])
     totals = [0.0] * len(cands)
     for r in range(max(1, playouts // len(cands))):
         s = first if r == 0 else determinize(view, rng)
         stream = rng.getrandbits(64)
         for j, code in enumerate(cands):
-            totals[j] += playout(step(s, code), seat, random.Random(stream), epsilon)
+            totals[j] += playout(step(s, code), seat, random.Random(stream), epsilon, horizon)
     best = max(range(len(cands)), key=lambda j: (totals[j], -j))  # ties: the greedy favourite
     return to_dict(cands[best])
