@@ -61,7 +61,7 @@ def _csp() -> str:
         "default-src 'self'",
         f"script-src 'self' {_importmap_hash(_pwa_dir())}",
         "style-src 'self'",
-        "img-src 'self' data:",
+        "img-src 'self' data: blob:",  # blob: the join QR, fetched with the seat token
         f"connect-src 'self' ws://{host} wss://{host}",
         "manifest-src 'self'",
         "worker-src 'self'",

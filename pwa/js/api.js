@@ -63,7 +63,17 @@ export const postAction = (id, token, action, version, key) =>
     token, body: { action, version }, headers: { 'Idempotency-Key': key },
   });
 
-export const qrUrl = (id, code) => `${BASE}/games/${encodeURIComponent(id)}/qr.svg?code=${encodeURIComponent(code)}`;
+/**
+ * The join QR code as an object URL. Asked for with the seat token, not `?code=`: checking a code
+ * counts against the join limit of the address, and a lobby should not spend that budget.
+ */
+export async function joinQr(id, token) {
+  const resp = await fetch(`${BASE}/games/${encodeURIComponent(id)}/qr.svg`, {
+    headers: { Authorization: `Bearer ${token}` }, cache: 'no-store',
+  });
+  if (!resp.ok) throw new ApiError(resp.status, null);
+  return URL.createObjectURL(await resp.blob());
+}
 export const watchQrUrl = (id) => `/watch/${encodeURIComponent(id)}.svg`;
 export const socketUrl = (id) => {
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';

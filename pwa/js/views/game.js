@@ -103,7 +103,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
   } else if (!view) {
     body = html`<p>${t('loading')}</p>`;
   } else if (!watch && s.seats.some((x) => !x.taken)) {
-    body = html`<${Lobby} id=${id} s=${s} onHotseat=${hotseat} onHome=${onHome} />`;
+    body = html`<${Lobby} id=${id} s=${s} token=${session.token} onHotseat=${hotseat} onHome=${onHome} />`;
   } else if (s.curtain !== null) {
     body = html`<${Curtain} seat=${s.curtain} onReveal=${() => { setSel(null); session.reveal(); }} />`;
   } else {
