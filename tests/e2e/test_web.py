@@ -81,3 +81,14 @@ def test_watch_qr_is_a_standalone_svg(client):
     assert resp.status_code == 200 and resp.mimetype == "image/svg+xml"
     assert b'xmlns="http://www.w3.org/2000/svg"' in resp.get_data()
     assert get(client, "/watch/bad.id.svg").status_code == 404
+
+
+def test_every_module_is_precached_and_preloaded(client):
+    """A module missing from sw.js would break the offline start; one missing from index.html would
+    only be slower (one more round trip). Both lists are hand-written, so check them against the files."""
+    sw = get(client, "/sw.js").get_data(as_text=True)
+    index = (PWA_DIR / "index.html").read_text(encoding="utf-8")
+    for path in sorted((PWA_DIR / "js").rglob("*.js")):
+        url = "/" + path.relative_to(PWA_DIR).as_posix()
+        assert f"'{url}'" in sw, f"{url} is not in sw.js SHELL"
+        assert f'href="{url}"' in index, f"{url} has no modulepreload in index.html"
