@@ -48,6 +48,10 @@ class Connection:
 
     `version` is the highest state version queued for the client (starting at the client's `since`):
     a state at or below it is never queued, so the client gets every version at most once, in order.
+
+    `direct`, when the handler sets it, may send a frame at once on the calling thread (the store's
+    listener thread, say): it is tried only while no frame waits in the outbox, so frames still go
+    out in the order they were pushed; it returns False to decline (then the frame is queued).
     """
 
     def __init__(self, game_id: str, seat: int | None, token_hash: str | None, since: int, seats: int):
@@ -60,6 +64,8 @@ class Connection:
         self.outbox: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._presence: list[int] | None = None
+        self._queued = 0  # frames in the outbox not yet sent by the handler
+        self.direct: Callable[[str], bool] | None = None
         self.closing = False
 
     def wake(self) -> None:
@@ -67,14 +73,28 @@ class Connection:
         self.outbox.put(INBOUND)
 
     def push(self, text: str) -> None:
-        """Queue one frame; a client that stopped reading long ago is closed instead."""
+        """Send one frame at once when possible, else queue it; a client that stopped reading long ago
+        is closed instead."""
+        with self._lock:
+            self._push(text)
+
+    def _push(self, text: str) -> None:
+        """push, with _lock held."""
         if self.closing:
             return
-        if self.outbox.qsize() > OUTBOX_LIMIT:
+        if self._queued == 0 and self.direct is not None and self.direct(text):
+            return
+        if self._queued > OUTBOX_LIMIT:
             log.warning("socket %s of %s is not reading; closing it", self.id, self.game_id)
             self.close()
             return
+        self._queued += 1
         self.outbox.put(text)
+
+    def sent(self) -> None:
+        """The handler thread has sent a frame it took from the outbox."""
+        with self._lock:
+            self._queued -= 1
 
     def close(self) -> None:
         """Ask the handler thread to end the connection (after the frames already queued)."""
@@ -91,7 +111,7 @@ class Connection:
             if version <= self.version:
                 return False
             previous, self.version = self.version, version
-            self.push(frame(previous))
+            self._push(frame(previous))
             return True
 
     def offer_presence(self, online: Iterable[int]) -> None:
@@ -101,7 +121,7 @@ class Connection:
             if online == self._presence:
                 return
             self._presence = online
-            self.push(encode({"type": "presence", "seats": [
+            self._push(encode({"type": "presence", "seats": [
                 {"seat": s, "online": s in online} for s in range(self.seats)]}))
 
 

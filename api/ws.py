@@ -13,11 +13,14 @@ move sent over the socket and retried over HTTP (or the reverse) applies once.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
 import queue
 import socket
+import struct
+import termios
 import threading
 import time
 
@@ -132,7 +135,11 @@ class Session:
         self.debug = current_app.config["WS_DEBUG"]
         ping = ws.ping_interval
         self.idle = float(ping) if ping else 25.0
+        self.raw = ws.sock
         ws.sock = SerialSocket(ws.sock, SEND_TIMEOUT if ping else None)
+        # Whoever sends a message (handler, or listener via `direct`) holds this from serializing the
+        # frame (wsproto's compressor is stateful) to handing its bytes to the kernel.
+        self.send_lock = threading.Lock()
         self.token: str | None = None
         self.conn: Connection | None = None
         self.last_sent = time.monotonic()
@@ -140,13 +147,33 @@ class Session:
     # ------------------------------------------------------------------ sending
 
     def send(self, message: dict | str) -> bool:
-        """Send one frame now (handler thread only); return False when the client is gone."""
-        try:
-            self.ws.send(message if isinstance(message, str) else encode(message))
-        except (ConnectionClosed, OSError):
-            return False
+        """Send one frame now, waiting for the send lock; return False when the client is gone."""
+        with self.send_lock:
+            try:
+                self.ws.send(message if isinstance(message, str) else encode(message))
+            except (ConnectionClosed, OSError):
+                return False
         self.last_sent = time.monotonic()
         return True
+
+    def direct(self, text: str) -> bool:
+        """Send `text` on the calling thread if that cannot block: nobody else is sending and the
+        kernel holds no unsent bytes for this socket. Return False to have it queued instead.
+
+        Saves the store's listener thread a hand-over to the handler thread on most pushes; a client
+        that reads slowly simply gets its frames through the outbox.
+        """
+        if not self.send_lock.acquire(blocking=False):
+            return False
+        try:
+            if not self.ws.connected or _unsent(self.raw) != 0:
+                return False
+            with contextlib.suppress(ConnectionClosed, OSError):  # the handler notices the closure
+                self.ws.send(text)
+            self.last_sent = time.monotonic()
+            return True
+        finally:
+            self.send_lock.release()
 
     def error(self, code: str, detail: str = "", msg_id=None, **extra) -> dict:
         """Return an error frame with the HTTP status and code of §6."""
@@ -180,6 +207,7 @@ class Session:
             self.refuse(self.error("internal_error"))
         finally:
             if self.conn is not None:
+                self.conn.direct = None
                 self.hub.detach(self.conn)
                 self.ws.event.wake = None
 
@@ -212,6 +240,7 @@ class Session:
         if self.debug:
             conn.push(encode({"type": "debug", "pid": os.getpid()}))
         # Register first, then read: a commit between the two reaches us by the nudge or by the read.
+        conn.direct = self.direct
         self.hub.attach(conn)
         self.conn = conn
         self.ws.event.wake = conn.wake
@@ -237,8 +266,11 @@ class Session:
             if item is CLOSE:
                 self.hang_up(1008, "closed by the server")
                 return
-            if isinstance(item, str) and not self.send(item):
-                return
+            if isinstance(item, str):
+                sent = self.send(item)
+                conn.sent()
+                if not sent:
+                    return
             if item is INBOUND and not self.read_all():
                 return
             now = time.monotonic()
@@ -318,6 +350,15 @@ class Session:
         # ... and to the other sockets of this game in this worker (the nudge then finds them served).
         self.hub.push_local(self.game_id, answer["version"])
         return None
+
+
+def _unsent(raw: socket.socket) -> int:
+    """Return the bytes queued in the kernel for `raw` and not yet acknowledged (Linux SIOCOUTQ);
+    -1 where that cannot be asked (then frames always go through the handler thread)."""
+    try:
+        return struct.unpack("i", fcntl.ioctl(raw.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return -1
 
 
 def _parse(text):
