@@ -38,6 +38,12 @@ def test_keyboard_play_and_hiding_the_hand(phone):
         raise AssertionError("no legal target reachable with Tab")
     page.keyboard.press("Enter")
     page.wait_for_function("(v) => Number(document.querySelector('.table').dataset.version) > v", arg=before)
+    # Focus went on to the next legal target, so play continues with Enter alone.
+    page.wait_for_function("() => document.activeElement.matches('[data-act], [data-pick]')")
+    before = version(page)
+    page.keyboard.press("Enter")
+    page.wait_for_function("(v) => Number(document.querySelector('.table').dataset.version) > v"
+                           " || document.querySelector('.pick.on')", arg=before)
     assert page.locator(".hand li").count() > 0
     page.click("button.hide-hand")
     assert page.locator(".hand").count() == 0 and page.is_visible(".hand-hidden")

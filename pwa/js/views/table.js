@@ -3,6 +3,7 @@
 // move to the bottom as a record of the last move.
 // Every tappable thing comes from targets(view.legal_actions, selection); nothing else reacts.
 
+import { useEffect } from 'preact/hooks';
 import { html } from '../html.js';
 import { t, bean, boss as bossName } from '../i18n.js';
 import { targets, bundles } from '../targets.js';
@@ -112,6 +113,13 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
   const banner = bannerText(view, { seat, busy: s.busy, watch });
   const myTurn = legal.length > 0;
   const others = view.players.map((p, i) => [p, i]).filter(([, i]) => i !== seat);
+  // A tapped target usually disappears with the move; keyboard players would land on <body> and have
+  // to tab through the whole page again. Put them on the next thing they can do instead.
+  useEffect(() => {
+    if (document.activeElement && document.activeElement !== document.body) return;
+    const next = document.querySelector('.table [data-pick], .table [data-act]');
+    if (next) next.focus({ preventScroll: true });
+  }, [s.version, sel, locked]);
   return html`<div class="table" data-version=${s.version} data-busy=${locked ? '1' : '0'} data-phase=${view.phase}>
     <p class=${`banner${myTurn ? ' mine' : ''}`} role="status">${banner}</p>
     ${sel ? html`<p class="selhint">${t('table.selected', { what: sel.kind === 'bundle' ? bean(sel.bean) : bean(view.players[seat].hand[sel.index]) })}
