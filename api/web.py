@@ -56,7 +56,8 @@ def build_id(pwa_dir: Path) -> str:
 
 def _csp() -> str:
     # The socket is same-origin; naming ws(s)://host explicitly covers browsers whose 'self' skips ws.
-    host = request.host
+    # The Host header is the client's word: keep only host characters so it cannot add directives.
+    host = re.sub(r"[^A-Za-z0-9.:\[\]-]", "", request.host)
     return "; ".join([
         "default-src 'self'",
         f"script-src 'self' {_importmap_hash(_pwa_dir())}",
@@ -73,6 +74,7 @@ def _csp() -> str:
 
 
 def _pwa_dir() -> Path:
+    # PWA_DIR (config) lets a deployment serve a copy of the client from elsewhere; default: ./pwa.
     return Path(current_app.config.get("PWA_DIR") or PWA_DIR)
 
 
