@@ -79,6 +79,7 @@ def play_turn(page, limit: int = 60) -> list[str]:
 def shot(page, name: str) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
+    page.evaluate("() => window.scrollTo(0, 0)")  # else the sticky header lands mid-page in the picture
     page.screenshot(path=str(path), full_page=True)
     return path
 
