@@ -105,7 +105,7 @@ def run(mode: str, bots: list[str], games: int, seed: int, jobs: int = 1, budget
     if jobs > 1:
         import multiprocessing
 
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:  # no fork of a threaded parent
             for item in pool.imap_unordered(_run_job, work, chunksize=1):
                 record(item)
     else:
@@ -201,8 +201,11 @@ def format_solo(stats: dict) -> str:
 
 
 def main(mode: str, bots: list[str], games: int, seed: int, jobs: int = 1, budget: dict | None = None,
-         out=sys.stdout, err=sys.stderr) -> int:
-    """Run a simulation with progress on `err` and the table on `out`; return an exit status."""
+         out=None, err=None) -> int:
+    """Run a simulation with progress on `err` and the table on `out` (default: stderr, stdout);
+    return an exit status (2 for a bad run, with the reason on `err`)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
     try:
         make_jobs(mode, bots, games, seed, budget or {})
     except ValueError as e:
