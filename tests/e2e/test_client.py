@@ -63,6 +63,12 @@ def test_app_shell_opens_offline_after_one_visit(phone):
     page.evaluate("async () => { await navigator.serviceWorker.ready; }")
     page.reload()  # now controlled by the worker
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    # Chromium's own verdict on the manifest, icons and worker (what makes it offer "Install app").
+    cdp = page.context.new_cdp_session(page)
+    errors = cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]
+    assert [e["errorId"] for e in errors if e["errorId"] != "in-incognito"] == []  # test contexts are
+    manifest = cdp.send("Page.getAppManifest")
+    assert not manifest.get("errors"), manifest.get("errors")
     page.context.set_offline(True)
     page.reload()
     page.wait_for_selector("[data-new=solo]")
