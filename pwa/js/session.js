@@ -58,7 +58,7 @@ export class GameSession {
   start() {
     this.socket = new LiveSocket(
       () => api.socketUrl(this.id),
-      () => ({ type: 'hello', token: this.watch ? null : this.token, since: this.s.version }),
+      () => ({ type: 'hello', token: this.watch ? null : this.token, since: this.known() }),
       (msg) => this.onPush(msg),
       (open) => {
         this.s.socketOpen = open;
@@ -75,7 +75,7 @@ export class GameSession {
     window.addEventListener('online', this.onOnline);
     window.addEventListener('offline', this.onOnline);
     this.poller = setInterval(() => {
-      if (!this.s.socketOpen && !this.inflight) this.enqueue(() => this.resync());
+      if (!this.s.socketOpen) this.requestResync();
     }, POLL_MS);
     this.enqueue(async () => {
       await this.resync();
@@ -107,8 +107,18 @@ export class GameSession {
   /** The page came back (visible, online): reconnect and look at once instead of waiting. */
   wake() {
     if (this.socket && !this.hotseat) this.socket.kick();
-    this.enqueue(() => this.resync());
+    this.requestResync();
     this.kickPending();
+  }
+
+  /** Queue one read of the game, unless one is already waiting (a slow network must not pile them up). */
+  requestResync() {
+    if (this.resyncQueued) return;
+    this.resyncQueued = true;
+    this.enqueue(() => {
+      this.resyncQueued = false;
+      return this.resync();
+    });
   }
 
   ok() {
@@ -133,21 +143,16 @@ export class GameSession {
 
   /** Fetch the current game; narrate what happened since our version; apply it if it is newer. */
   async resync() {
-    this.inflight = true;
-    try {
-      const from = this.known();
-      const g = await api.getGame(this.id, this.token);
-      this.ok();
-      this.s.seats = g.seats;
-      this.s.joinCode = g.join_code || null;
-      if (g.version > from) {
-        const events = from ? await this.eventsSince(from, g.version) : [];
-        this.present(g.version, g.view, events);
-      } else if (!this.s.view) {
-        this.present(g.version, g.view, []);
-      }
-    } finally {
-      this.inflight = false;
+    const from = this.known();
+    const g = await api.getGame(this.id, this.token);
+    this.ok();
+    this.s.seats = g.seats;
+    this.s.joinCode = g.join_code || null;
+    if (g.version > from) {
+      const events = from ? await this.eventsSince(from, g.version) : [];
+      this.present(g.version, g.view, events);
+    } else if (!this.s.view) {
+      this.present(g.version, g.view, []);
     }
   }
 
@@ -168,7 +173,7 @@ export class GameSession {
       const gap = msg.version > this.known() + 1;
       const lobby = this.s.seats.some((x) => !x.taken);
       if (gap || lobby || !msg.view) {
-        this.enqueue(() => this.resync()); // a missed version (or seats changed): read it all again
+        this.requestResync(); // a missed version (or seats changed): read it all again
       } else {
         this.enqueue(async () => {
           if (msg.version <= this.known()) return;
@@ -181,7 +186,7 @@ export class GameSession {
       this.s.online = Object.fromEntries(msg.seats.map((x) => [x.seat, Boolean(x.online)]));
       this.emit();
     } else if (msg.type === 'resync') {
-      this.enqueue(() => this.resync());
+      this.requestResync();
     } else if (msg.type === 'error' && !msg.id && ['unknown_game', 'bad_token'].includes(msg.code)) {
       this.fail(new api.ApiError(msg.status, msg)); // the socket ends: the game or the seat is gone
     }
