@@ -53,7 +53,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
   }, []);
 
   const view = s.view;
-  const myTurn = Boolean(view && view.legal_actions.length && !s.busy && !s.curtain);
+  const myTurn = Boolean(view && view.legal_actions.length && !s.busy && s.curtain === null);
   useEffect(() => {
     if (myTurn && wasMyTurn.current === false && view.mode === 'duo' && !session.hotseat) {
       cues.yourTurn(t('table.yourturn'));
