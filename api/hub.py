@@ -140,6 +140,9 @@ class Hub:
         self._cancel: Callable[[], None] | None = None
         self._heartbeat: threading.Thread | None = None
         self._stop = threading.Event()
+        # Presence has no version: reads and offers go in one order, so a socket never ends up with
+        # an older read offered after a newer one.
+        self._presence_lock = threading.Lock()
         self.beat = max(float(ping_interval or 25.0), 0.2)
         self.presence_ttl = 3 * self.beat
 
@@ -207,7 +210,8 @@ class Hub:
 
     def send_presence(self, conn: Connection) -> None:
         """Queue the game's current presence for `conn` (raises StoreUnavailable)."""
-        conn.offer_presence(self._store.online_seats(conn.game_id))
+        with self._presence_lock:
+            conn.offer_presence(self._store.online_seats(conn.game_id))
 
     def _render(self, game: Loaded, raw_events: str | None, conns: list[Connection]) -> None:
         """Queue `game`'s state for every connection in `conns`, rendering each seat once; `raw_events`
@@ -265,15 +269,16 @@ class Hub:
 
     def _on_presence(self, game_id: str) -> None:
         """The online seats of `game_id` changed somewhere: tell the local sockets (listener thread)."""
-        conns = self.connections(game_id)
-        if not conns:
-            return
-        try:
-            online = self._store.online_seats(game_id)
-        except StoreUnavailable:
-            return
-        for conn in conns:
-            conn.offer_presence(online)
+        with self._presence_lock:
+            conns = self.connections(game_id)
+            if not conns:
+                return
+            try:
+                online = self._store.online_seats(game_id)
+            except StoreUnavailable:
+                return
+            for conn in conns:
+                conn.offer_presence(online)
 
     def _on_reset(self) -> None:
         """Nudges may have been lost while the store's pub/sub was down: bring every socket up to date."""

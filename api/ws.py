@@ -210,6 +210,9 @@ class Session:
                 self.conn.direct = None
                 self.hub.detach(self.conn)
                 self.ws.event.wake = None
+            # Whatever ended the session (a failed send included), free the reader thread now.
+            with contextlib.suppress(OSError):
+                self.raw.shutdown(socket.SHUT_RDWR)
 
     def hello(self) -> bool:
         """Read and check the hello, register the socket, queue the snapshot; return False to end."""

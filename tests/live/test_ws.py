@@ -294,9 +294,15 @@ def test_a_client_reconnecting_with_since_gets_exactly_the_current_state(live: L
     assert frames and all(f["type"] != "state" for f in frames)
 
 
-def test_after_the_store_connection_returns_sockets_get_the_missed_state(live: Live) -> None:
-    if not isinstance(live.store, RedisStore):
-        pytest.skip("only Redis loses nudges (the in-process broker never does)")
+@pytest.mark.redis
+def test_after_the_store_connection_returns_sockets_get_the_missed_state(request, no_leaked_threads) -> None:
+    """Only Redis can lose nudges (the in-process broker never does)."""
+    with ExitStack() as stack:
+        live = _serve(_store("redis", request, None), stack)
+        _missed_state_comes_after_reset(live)
+
+
+def _missed_state_comes_after_reset(live: Live) -> None:
     game_id, tokens = duo_game(live.http)
     sock = live.socket(game_id, tokens[0])
     version = sock.wait(is_state())["version"]
