@@ -47,6 +47,13 @@ def test_keyboard_play_and_hiding_the_hand(phone):
     assert page.locator(".hand li").count() > 0
     page.click("button.hide-hand")
     assert page.locator(".hand").count() == 0 and page.is_visible(".hand-hidden")
+    # Nothing but the (public) fields names a bean of this hand now: not the buttons, not the steps.
+    names = ["Blaue Bohne", "Kidneybohne", "Feuerbohne", "Puffbohne", "Saubohne", "Brechbohne",
+             "Stangenbohne", "Blue bean", "Kidney bean", "Fire bean", "Puff bean", "Broad bean",
+             "French bean", "Runner bean"]
+    for where in (".actionbar", ".fields .acts", ".steps"):
+        text = " ".join(page.locator(where).all_inner_texts())
+        assert not any(n in text for n in names if n not in page.inner_text(".fields")), (where, text)
     page.click("button.hide-hand")
     assert page.locator(".hand li").count() > 0
     # Switching away hides it by itself.

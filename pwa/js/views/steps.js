@@ -4,8 +4,10 @@ import { html } from '../html.js';
 import { t } from '../i18n.js';
 import { sentence } from '../narrate.js';
 
-export function Steps({ s, seat, hotseat, onSkip }) {
-  const lines = s.steps.slice(0, s.shown).map((e) => sentence(e, seat, hotseat)).filter(Boolean);
+export function Steps({ s, seat, hotseat, hidden, onSkip }) {
+  // A hidden hand also hides which cards were drawn into it.
+  const seen = (e) => (hidden && e.type === 'draw' ? { type: 'draw', seat: e.seat } : e);
+  const lines = s.steps.slice(0, s.shown).map((e) => sentence(seen(e), seat, hotseat)).filter(Boolean);
   if (!lines.length) return null;
   return html`<section class="steps" aria-label=${t('table.steps')}>
     <h2 class="sub">${t('table.steps')}

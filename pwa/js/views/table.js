@@ -13,7 +13,7 @@ import { bannerText } from './banner.js';
 
 const BOSS_ORDER = ['al', 'don', 'joe'];
 
-function label(a, view, seat) {
+function label(a, view, seat, hidden = false) {
   const me = view.players[seat] || {};
   switch (a.type) {
     case 'harvest': return t('act.harvest', { n: me.harvest_values ? me.harvest_values[a.field] : 0 });
@@ -22,7 +22,8 @@ function label(a, view, seat) {
       const holder = BOSS_ORDER.find((b) => view.bosses[b] && f && view.bosses[b][0] === f[0]);
       return t('act.pay', { boss: holder ? bossName(holder) : '' });
     }
-    case 'plant_hand': return t('act.plant_hand', { bean: bean(me.hand[0]) });
+    // With the hand hidden the button must not name the card: someone may be looking over the table.
+    case 'plant_hand': return hidden ? t('act.plant_front') : t('act.plant_hand', { bean: bean(me.hand[0]) });
     case 'plant_display': return t('act.plant_display', { bean: bean(a.bean) });
     case 'discard_display': return t('act.discard_display', { bean: bean(a.bean) });
     case 'give_display': case 'give_hand': return t('act.give', { boss: bossName(a.boss) });
@@ -37,7 +38,7 @@ function Boss({ name, held, acts, ctx }) {
   return html`<li class=${`boss${lit ? ' target' : ''}`} aria-label=${bossName(name)}>
     <div class="boss-name">${bossName(name)}</div>
     ${held ? html`<${Bean} code=${held[0]} count=${held[1]} />` : html`<span class="empty">${t('table.boss.empty')}</span>`}
-    ${lit ? acts.map((a) => html`<${Act} action=${a} label=${label(a, ctx.view, ctx.seat)} onAct=${ctx.onAct} disabled=${ctx.locked} />`) : null}
+    ${lit ? acts.map((a) => html`<${Act} action=${a} label=${label(a, ctx.view, ctx.seat, ctx.hidden)} onAct=${ctx.onAct} disabled=${ctx.locked} />`) : null}
   </li>`;
 }
 
@@ -47,7 +48,7 @@ function Field({ i, f, worth, acts, ctx }) {
     <div class="field-head">${t('table.field', { n: i + 1 })}</div>
     ${f ? html`<${Bean} code=${f[0]} count=${f[1]} />` : html`<span class="empty">${t('table.field.empty')}</span>`}
     ${f && ctx.seat !== null && worth !== undefined ? html`<div class="worth">${t('table.field.worth', { n: worth })}</div>` : null}
-    ${lit ? html`<div class="acts">${acts.map((a) => html`<${Act} action=${a} label=${label(a, ctx.view, ctx.seat)} onAct=${ctx.onAct} disabled=${ctx.locked} />`)}</div>` : null}
+    ${lit ? html`<div class="acts">${acts.map((a) => html`<${Act} action=${a} label=${label(a, ctx.view, ctx.seat, ctx.hidden)} onAct=${ctx.onAct} disabled=${ctx.locked} />`)}</div>` : null}
   </li>`;
 }
 
@@ -124,7 +125,7 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     <p class=${`banner${myTurn ? ' mine' : ''}`} role="status">${banner}</p>
     ${sel ? html`<p class="selhint">${t('table.selected', { what: sel.kind === 'bundle' ? bean(sel.bean) : bean(view.players[seat].hand[sel.index]) })}
       <button type="button" class="link" onClick=${() => setSel(null)}>${t('table.cancel')}</button></p>` : null}
-    ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} onSkip=${onSkip} />` : null}
+    ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />` : null}
     ${s.pending ? html`<p class="pending" role="status">${t(s.pendingStuck ? 'table.pending.offline' : 'table.pending')}</p>` : null}
     ${s.notice ? html`<p class="notice" role="alert">${t(`err.${s.notice}`) === `err.${s.notice}` ? t('err.generic', { msg: s.notice }) : t(`err.${s.notice}`)}</p>` : null}
     <section class="mafia" aria-label=${t('table.mafia')}>
@@ -143,6 +144,6 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
       </section>` : null}
     ${tg.buttons.length ? html`<div class="actionbar">${tg.buttons.map((a) => html`<${Act} action=${a}
       label=${label(a, view, seat)} onAct=${onAct} primary=${a.type === 'end_phase'} />`)}</div>` : null}
-    ${s.busy ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} onSkip=${onSkip} />`}
+    ${s.busy ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />`}
   </div>`;
 }
