@@ -1,7 +1,8 @@
 """The phone client (pwa/) served from our own origin: no CDN, no build step (DESIGN §4, TECH-NOTES §6).
 
-Only the client's own folders are reachable (never pwa/tools or package files). `index.html` and `sw.js`
-are sent with `no-cache` so an update reaches phones at once; everything else may be cached. Every page
+Only the client's own folders are reachable (never pwa/tools or package files). `index.html`, `sw.js`
+and the app's own modules are sent with `no-cache` (kept, but revalidated by ETag) so an update reaches
+phones at once and whole; the pinned vendor files and icons are cached for a week. Every page
 carries a Content-Security-Policy without inline scripts: the one inline element is the import map, which
 is data, and it is allowed by its SHA-256 hash, computed here from the file as served.
 """
@@ -122,8 +123,11 @@ def asset(folder: str, name: str):
     """Serve a file of the client (send_from_directory refuses paths that leave the folder)."""
     if folder == "vendor" and name.startswith("axe-core/"):
         abort(404)  # the a11y scanner is read from disk by the tests only; phones never download it
-    age = 7 * 86400 if folder in LONG_CACHE else 3600
-    return _send(_pwa_dir() / folder, name, f"public, max-age={age}")
+    if folder in LONG_CACHE:
+        return _send(_pwa_dir() / folder, name, "public, max-age=604800")
+    # The app's own modules are kept but revalidated (ETag, a 304 on a LAN): a phone without a service
+    # worker (plain http) must never run new modules next to old ones after an update.
+    return _send(_pwa_dir() / folder, name, "no-cache")
 
 
 @bp.get("/watch/<name>.svg")
