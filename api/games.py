@@ -58,11 +58,10 @@ OPTIONAL_TOKEN = [{}, {"seatToken": []}]
 def problems(*codes: str):
     """Document the problem+json answers with these codes (grouped by status)."""
     by_status: dict[int, list[str]] = {}
-    for code in codes + ("invalid_request", "store_unavailable"):
+    # Any request may be malformed, too large, or meet a store that is down.
+    for code in codes + ("invalid_request", "payload_too_large", "store_unavailable"):
         by_status.setdefault(CODES[code][0], []).append(code)
-    if "invalid_request" in codes or "invalid_action" in codes:
-        by_status.setdefault(413, []).append("payload_too_large")
-        by_status.setdefault(415, []).append("invalid_request")
+    by_status.setdefault(415, []).append("invalid_request")
 
     def decorate(func):
         for status, names in sorted(by_status.items()):

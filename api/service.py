@@ -224,7 +224,8 @@ class GameService:
         game = self._load(game_id)
         seat = self._seat(game, token, required=True)
         expected = body["version"]
-        fingerprint = hashlib.sha256(dumps([seat, body]).encode()).hexdigest()
+        # The same request, whatever the order of its keys: a client may re-serialise it on retry.
+        fingerprint = hashlib.sha256(json.dumps([seat, body], sort_keys=True).encode()).hexdigest()
         if expected != game.version:
             if idem_key and expected < game.version:
                 # Maybe a retry of an answered request: ask the store. The stored version is already past

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import engine
@@ -130,3 +131,15 @@ def test_stale_version_without_key_is_409_even_for_a_repeat(client, api_store):
     resp = game.act(0, action, version=1)
     assert resp.status_code == 409
     assert resp.get_json()["version"] == 2
+
+
+def test_retry_with_keys_in_another_order_is_the_same_request(client, api_store):
+    game = new_game(client, "solo")
+    action = next(a for a in game.get(0).get_json()["view"]["legal_actions"] if len(a) > 1)
+    first = game.act(0, action, key="k")
+    assert first.status_code == 200
+    reordered = json.loads(json.dumps(dict(reversed(list(action.items())))))
+    headers = {**bearer(game.tokens[0]), "Idempotency-Key": "k"}
+    resp = client.post(f"/api/v1/games/{game.id}/actions", headers=headers,
+                       data=json.dumps({"version": 1, "action": reordered}), content_type="application/json")
+    assert resp.status_code == 200 and resp.data == first.data
