@@ -27,6 +27,7 @@ import time
 from flask import Blueprint, current_app, jsonify, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
+from wsproto.utilities import LocalProtocolError
 
 from api import auth
 from api.errors import CODES, ApiError
@@ -45,6 +46,9 @@ SEND_TIMEOUT = 10.0
 # Largest message accepted from a client (an action is well under 1 KB).
 MAX_MESSAGE = 16 * 1024
 MAX_ID = 255
+# What a send raises when the client is gone (or the reader thread closed the socket meanwhile: a frame
+# after the close frame is a protocol error in wsproto).
+GONE = (ConnectionClosed, OSError, LocalProtocolError)
 
 bp = Blueprint("live", __name__)
 sock = Sock()
@@ -151,7 +155,7 @@ class Session:
         with self.send_lock:
             try:
                 self.ws.send(message if isinstance(message, str) else encode(message))
-            except (ConnectionClosed, OSError):
+            except GONE:
                 return False
         self.last_sent = time.monotonic()
         return True
@@ -168,7 +172,7 @@ class Session:
         try:
             if not self.ws.connected or _unsent(self.raw) != 0:
                 return False
-            with contextlib.suppress(ConnectionClosed, OSError):  # the handler notices the closure
+            with contextlib.suppress(*GONE):  # the handler notices the closure
                 self.ws.send(text)
             self.last_sent = time.monotonic()
             return True
@@ -187,10 +191,10 @@ class Session:
 
     def hang_up(self, reason: int, message: str) -> None:
         """Send a close frame, then shut the socket down so that the reader thread ends at once."""
-        with contextlib.suppress(ConnectionClosed, OSError):
+        with self.send_lock, contextlib.suppress(*GONE):
             self.ws.close(reason=reason, message=message)
         with contextlib.suppress(OSError):
-            self.ws.sock.shutdown(socket.SHUT_RDWR)
+            self.raw.shutdown(socket.SHUT_RDWR)
 
     # ------------------------------------------------------------------ life
 
