@@ -136,3 +136,23 @@ def test_pass_and_play_on_one_phone(phone):
             page.wait_for_selector(".table")
         play_turn(page)
     page.wait_for_selector("[data-curtain]")
+
+
+def test_lobby_and_moves_without_a_websocket(phone):
+    """No socket at all (a proxy that drops upgrades): the lobby still turns into the table, and moves
+    still show on the other phone, by polling GET /games/{id} every few seconds."""
+    a = phone("host-poll")
+    b = phone("guest-poll")
+    for page in (a, b):
+        page.context.add_init_script("delete window.WebSocket")
+    a.goto("/")
+    a.click("[data-new=duo]")
+    code = a.get_attribute("[data-code]", "data-code")
+    b.goto(f"/#join={code}")
+    b.wait_for_selector(".table")
+    a.wait_for_selector(".table", timeout=LIVE_TIMEOUT)
+    assert a.is_visible(".conn-polling") and b.is_visible(".conn-polling")
+    player, other = whose(a, b)
+    play_turn(player)
+    same_version(other, version(player))
+    assert my_turn(other)
