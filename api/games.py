@@ -28,7 +28,7 @@ from api.schemas import (
     SeatGrantSchema,
     TransferSchema,
 )
-from api.service import GameService
+from api.service import GameService, dumps
 
 
 class _Parser(FlaskParser):
@@ -73,6 +73,13 @@ def problems(*codes: str):
     return decorate
 
 
+def _json(body: dict, status: int = 200, headers: dict | None = None):
+    """Send `body` as built by the service (documented by the endpoint's schema, not dumped through it)."""
+    resp = current_app.response_class(dumps(body), status=status, mimetype="application/json")
+    resp.headers.update(headers or {})
+    return resp
+
+
 def _service() -> GameService:
     return current_app.extensions["alcabohne.service"]
 
@@ -104,7 +111,7 @@ def _require_json_body():
 def create_game(args):
     """Create a game."""
     body = _service().create(args["mode"], args["dealer"], _base_url())
-    return body, 201, {"Location": f"/api/v1/games/{body['game_id']}"}
+    return _json(body, 201, {"Location": f"/api/v1/games/{body['game_id']}"})
 
 
 @blp.route("/games/join", methods=["POST"])
@@ -113,7 +120,7 @@ def create_game(args):
 @problems("unknown_code", "rate_limited")
 def join_game(args):
     """Take a seat with a join code, or move a seat here with a transfer code."""
-    return _service().join(args["code"], request.remote_addr or "unknown", _base_url())
+    return _json(_service().join(args["code"], request.remote_addr or "unknown", _base_url()))
 
 
 @blp.route("/games/<game_id:game_id>", methods=["GET"])
@@ -122,7 +129,7 @@ def join_game(args):
 @problems("unknown_game", "bad_token")
 def get_game(game_id):
     """Look at a game."""
-    return _service().get(game_id, _token(), _base_url())
+    return _json(_service().get(game_id, _token(), _base_url()))
 
 
 @blp.route("/games/<game_id:game_id>/actions", methods=["POST"])
@@ -150,7 +157,7 @@ def post_action(headers, args, game_id):
 @problems("unknown_game", "bad_token")
 def get_events(args, game_id):
     """Read what happened since a version."""
-    return _service().events(game_id, _token(), args["since"])
+    return _json(_service().events(game_id, _token(), args["since"]))
 
 
 @blp.route("/games/<game_id:game_id>/transfer", methods=["POST"])
@@ -159,7 +166,7 @@ def get_events(args, game_id):
 @problems("unknown_game", "bad_token")
 def transfer_seat(game_id):
     """Move my seat to another device."""
-    return _service().transfer(game_id, _token(), _base_url()), 201
+    return _json(_service().transfer(game_id, _token(), _base_url()), 201)
 
 
 @blp.route("/games/<game_id:game_id>/qr.svg", methods=["GET"])

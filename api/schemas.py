@@ -1,7 +1,9 @@
 """The wire contract: marshmallow schemas for bodies and answers; they also feed the OpenAPI document.
 
-Views and events come from the engine (engine.view / engine.redact_events) and are passed through as
-objects: their shape is PROTOCOL §5, and dumping them through a schema would drop keys the engine adds.
+Requests are loaded through their schemas. Answers are built by api.service and sent as they are
+(api.games): the answer schemas document them, and schemathesis checks that they keep to them. Views and
+events come from the engine (engine.view / engine.redact_events, PROTOCOL §5): their schemas name the
+keys the contract fixes and allow more, which a dump through marshmallow would drop.
 """
 
 from __future__ import annotations
@@ -27,6 +29,46 @@ class JsonInteger(fields.Integer):
         if isinstance(value, float) and not value.is_integer():
             raise self.make_error("invalid", input=value)
         return super()._validated(int(value))
+
+
+class OpenSchema(Schema):
+    """An answer part made by the engine: documented keys, and others may be added (additionalProperties)."""
+
+    class Meta:
+        unknown = "include"
+
+
+class PlayerViewSchema(OpenSchema):
+    # (named through data_key: a class attribute `fields` would hide the marshmallow module below)
+    owned_fields = fields.List(fields.Raw(allow_none=True), required=True, data_key="fields",
+                               metadata={"description": "Per owned field: [bean, count], or null (empty)."})
+    coins = fields.Integer(required=True, metadata={"description": "How many coins (a count only)."})
+    hand_size = fields.Integer(required=True)
+    third_field = fields.Boolean(required=True)
+    hand = fields.List(fields.String(), required=True, allow_none=True,
+                       metadata={"description": "Front first; only in the caller's own entry, else null."})
+
+
+class ResultSchema(OpenSchema):
+    scores = fields.List(fields.Integer(), required=True)
+    mafia = fields.Integer(required=True)
+    winners = fields.List(fields.Raw(), required=True, metadata={"description": "Seats, or [\"mafia\"]."})
+
+
+class ViewSchema(OpenSchema):
+    """What the caller's seat may see (engine.view)."""
+
+    mode = fields.String(required=True, validate=validate.OneOf(["duo", "solo"]))
+    phase = fields.String(required=True,
+                          validate=validate.OneOf(["leftovers", "protection", "plant", "use", "over"]))
+    active = fields.Integer(required=True)
+    seat = fields.Integer(required=True, allow_none=True)
+    players = fields.List(fields.Nested(PlayerViewSchema), required=True)
+    bosses = fields.Dict(required=True, metadata={"description": "Boss -> [bean, count], or null (empty)."})
+    display = fields.List(fields.String(), required=True)
+    result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    legal_actions = fields.List(fields.Dict(), required=True, metadata={
+        "description": "The caller's legal actions when it is their turn (PROTOCOL §3), else []."})
 
 
 class StrictSchema(Schema):
@@ -99,7 +141,7 @@ class GameSchema(Schema):
     version = fields.Integer(required=True, metadata={"description": "1 at creation, +1 per change."})
     seat = fields.Integer(required=True, allow_none=True,
                           metadata={"description": "The caller's seat; null for a spectator."})
-    view = fields.Dict(required=True, metadata={"description": VIEW_DOC})
+    view = fields.Nested(ViewSchema, required=True, metadata={"description": VIEW_DOC})
     seats = fields.List(fields.Nested(SeatInfoSchema), required=True)
     join_code = fields.String(allow_none=True, metadata={
         "description": "The open join code while a seat is free (shown to seated callers only)."})
@@ -151,5 +193,5 @@ class ProblemSchema(Schema):
     detail = fields.String(required=True)
     code = fields.String(required=True)
     version = fields.Integer(metadata={"description": "stale_version: the current version."})
-    view = fields.Dict(metadata={"description": "stale_version: the caller's current view."})
+    view = fields.Nested(ViewSchema, metadata={"description": "stale_version: the caller's current view."})
     errors = fields.Raw(metadata={"description": "invalid_request: what is wrong, per field."})
