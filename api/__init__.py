@@ -12,8 +12,6 @@ def create_app(config: dict | None = None) -> Flask:
 
     `config["STORE"]` may be a ready GameStore (tests); otherwise `STORE_URL`/`DATA_DIR` open one.
     """
-    from flask_smorest import Api
-
     from api import errors, games, openapi, web, ws
     from api.service import GameService, Lifetimes
 
@@ -44,7 +42,7 @@ def create_app(config: dict | None = None) -> Flask:
         join_window=c["JOIN_WINDOW"],
     )
 
-    api = Api(app, spec_kwargs={"info": {"description": openapi.DESCRIPTION}})
+    api = _api_class()(app, spec_kwargs={"info": {"description": openapi.DESCRIPTION}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
                                                       "description": "The seat token from create/join."})
     app.url_map.converters["game_id"] = games.GameIdConverter
@@ -61,6 +59,18 @@ def create_app(config: dict | None = None) -> Flask:
 
     app.after_request(_cors)
     return app
+
+
+def _api_class():
+    """flask-smorest's Api, with our problem document as the error schema of the `default` answers."""
+    from flask_smorest import Api
+
+    from api.schemas import ProblemSchema
+
+    class ProblemApi(Api):
+        ERROR_SCHEMA = ProblemSchema
+
+    return ProblemApi
 
 
 CORS_HEADERS = {
