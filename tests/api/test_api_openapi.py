@@ -7,6 +7,7 @@ it: no server error, only documented statuses, content types, headers and bodies
 from __future__ import annotations
 
 import os
+import random
 
 import schemathesis
 from hypothesis import HealthCheck, settings
@@ -14,7 +15,7 @@ from schemathesis.checks import positive_data_acceptance
 from schemathesis.generation import GenerationMode
 
 from api.store.memory import MemoryStore
-from tests.api.fixtures_api import API, make_app
+from tests.api.fixtures_api import API, make_app, new_game
 
 # Small in CI; API_FUZZ_EXAMPLES=300 for a deeper local run.
 EXAMPLES = int(os.environ.get("API_FUZZ_EXAMPLES", "30"))
@@ -74,3 +75,35 @@ def test_swagger_ui_is_served_without_a_cdn():
 def test_site_root_answers():
     with APP.test_client().get("/") as resp:  # may be a file response: close it
         assert resp.status_code == 200 and resp.mimetype == "text/html"
+
+
+def test_every_answer_of_whole_games_matches_the_document():
+    """The documented View holds in every phase the engine reaches, for players and spectators."""
+    import jsonschema_rs  # what schemathesis validates with
+
+    store = MemoryStore()
+    client = make_app(store).test_client()
+    components = client.get(f"{API}/openapi.json").get_json()["components"]
+
+    def validator(name):
+        return jsonschema_rs.Draft202012Validator({"$ref": f"#/components/schemas/{name}",
+                                                   "components": components})
+
+    game_schema, result_schema = validator("Game"), validator("ActionResult")
+    phases = set()
+    for mode, seed in (("solo", 21), ("duo", 22)):
+        game = new_game(client, mode)
+        rng = random.Random(seed)
+        while True:
+            public = game.get(None).get_json()
+            game_schema.validate(public)
+            phases.add(public["view"]["phase"])
+            if public["view"]["phase"] == "over":
+                break
+            seat = public["view"]["active"]
+            mine = game.get(seat).get_json()
+            game_schema.validate(mine)
+            resp = game.act(seat, rng.choice(mine["view"]["legal_actions"]))
+            result_schema.validate(resp.get_json())
+            game.version = resp.get_json()["version"]
+    assert {"plant", "use", "over"} <= phases
