@@ -62,9 +62,16 @@ export class GameSession {
       (msg) => this.onPush(msg),
       (open) => {
         this.s.socketOpen = open;
-        if (open) this.ok();
-        else this.emit();
-        if (open) this.kickPending();
+        if (open) {
+          this.ok();
+          this.kickPending();
+        } else {
+          // Say so at once, and ask over HTTP right away: that tells polling from offline, and a
+          // restarting server may have changed things while the socket was down.
+          this.s.conn = 'connecting';
+          this.emit();
+          this.requestResync();
+        }
       },
     );
     this.onWake = () => {
