@@ -15,7 +15,6 @@ every local socket gets a fresh state and presence (or `{"type": "resync"}` when
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import queue
@@ -177,8 +176,12 @@ class Hub:
                 if not conns:
                     del self._games[conn.game_id]
         if conn.seat is not None:
-            with contextlib.suppress(StoreUnavailable):  # else the entry expires by itself
+            try:
                 self._store.set_presence(conn.game_id, conn.id, conn.seat, 0)
+            except StoreUnavailable:
+                pass  # the entry expires by itself
+            except Exception as err:  # e.g. the store was closed at shutdown: never fail the socket's end
+                log.warning("presence of socket %s not withdrawn: %r", conn.id, err)
 
     def connections(self, game_id: str | None = None) -> list[Connection]:
         """Return the local connections (of one game, or all)."""

@@ -44,6 +44,10 @@ class ThreadServer:
         return self
 
     def __exit__(self, *exc) -> None:
+        # Let the sockets' sessions end (their clients are closed by now) before the store goes.
+        deadline = time.monotonic() + 5
+        while self.hub.connections() and time.monotonic() < deadline:
+            time.sleep(0.02)
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
