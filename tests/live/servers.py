@@ -107,15 +107,18 @@ class Gunicorn:
         proc.stderr.close()
 
     def worker_pids(self) -> list[int]:
-        """Return the pids of the live workers."""
+        """Return the pids of the live workers (children of the arbiter, read from /proc)."""
         if self.proc is None:
             return []
-        try:
-            out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True,
-                                 check=False).stdout
-        except OSError:
-            return []
-        return [int(p) for p in out.split()]
+        children = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # the process ended meanwhile
+            if int(fields[1]) == self.proc.pid and fields[0] != "Z":
+                children.append(int(stat.parent.name))
+        return children
 
     def stop(self) -> None:
         """Stop gunicorn (SIGTERM, SIGKILL after 10 s) and wait for it."""
