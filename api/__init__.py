@@ -12,7 +12,7 @@ def create_app(config: dict | None = None) -> Flask:
 
     `config["STORE"]` may be a ready GameStore (tests); otherwise `STORE_URL`/`DATA_DIR` open one.
     """
-    from api import errors, games, openapi, web, ws
+    from api import errors, games, logs, metrics, openapi, probes, web, ws
     from api.service import GameService, Lifetimes
 
     app = Flask(__name__, static_folder=None)
@@ -21,6 +21,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(config or {})
     # Errors go out as problem+json by our own handlers; never as HTML debugger pages.
     app.config["PROPAGATE_EXCEPTIONS"] = False
+    logs.init_app(app)  # X-Request-Id in and out, on every log line of the request
 
     if app.config["PROXY_COUNT"]:
         from werkzeug.middleware.proxy_fix import ProxyFix
@@ -52,6 +53,8 @@ def create_app(config: dict | None = None) -> Flask:
     openapi.register(app, api)
     ws.init_app(app)  # GET /api/v1/games/{id}/ws and /api/v1/ws.schema.json (PROTOCOL §7)
     app.register_blueprint(web.bp)
+    app.register_blueprint(probes.bp)  # /healthz, /readyz
+    metrics.instrument(app)  # /metrics; wraps the service and the hub, so after ws.init_app
     if app.config["BENCH"]:
         from api import bench
 

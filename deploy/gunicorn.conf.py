@@ -14,6 +14,7 @@ so each worker gets threads = 1.25 x (expected sockets / workers) + 32 for HTTP:
 
 Beyond ~1000 sockets per worker prefer more workers (cores) or the gevent worker (TECH-NOTES §1).
 Several workers need Redis (REDIS_URL): the embedded SQLite store fans out inside one process only.
+Several workers also need PROMETHEUS_MULTIPROC_DIR for /metrics (see the hooks at the end).
 """
 
 import os
@@ -21,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from api.logs import logconfig_dict as _json_logging  # noqa: E402
 from api.sizing import DEPLOY_SOCKETS, expected_sockets, threads_for, worker_connections_for  # noqa: E402
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
@@ -47,4 +49,28 @@ control_socket_disable = True
 forwarded_allow_ips = "127.0.0.1"
 accesslog = "-"
 errorlog = "-"
-loglevel = "info"
+loglevel = os.environ.get("LOG_LEVEL", "info")
+# Every line on stderr is one JSON object (api/logs.py), gunicorn's own lines included (journald keeps
+# them). The access line names the path WITHOUT its query string (%(U)s, never %(r)s or %(q)s), no
+# request header (Authorization carries seat tokens) and no user (%(u)s would decode Basic auth).
+access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms rid=%({x-request-id}o)s'
+logconfig_dict = _json_logging(loglevel.upper())
+
+
+# /metrics with several workers (api/metrics.py): PROMETHEUS_MULTIPROC_DIR names a directory where every
+# worker keeps its values; the scraped worker adds them up. Files of an earlier run would be counted
+# again, so the directory is emptied when the arbiter starts, and a dead worker's gauges are dropped.
+def on_starting(server):
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+        for name in os.listdir(directory):
+            if name.endswith(".db"):
+                os.remove(os.path.join(directory, name))
+
+
+def child_exit(server, worker):
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

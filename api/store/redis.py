@@ -407,6 +407,11 @@ class RedisStore(GameStore):
             except Exception:
                 log.exception("store on_reset hook failed")
 
+    @property
+    def client(self) -> redis.Redis:
+        """The command connection pool, for side data kept beside the games (api.metrics)."""
+        return self._client
+
     # -- lifecycle ---------------------------------------------------------------------------------
 
     def ping(self) -> bool:

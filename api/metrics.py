@@ -1,0 +1,230 @@
+"""Prometheus metrics at `GET /metrics` (text format), fed by hooks around the service and the hub.
+
+Nothing here is called from the hot paths' own code: `instrument(app)` (create_app) wraps the
+instance methods `GameService.act`, `Hub.attach`/`detach` and the hub's nudge callback, so api/ws.py,
+api/hub.py and api/service.py stay unaware of metrics.
+
+Several gunicorn workers: each worker is a process with its own counters, and a scrape reaches ONE
+worker at random. So under gunicorn set PROMETHEUS_MULTIPROC_DIR (an empty directory, wiped at start
+by deploy/gunicorn.conf.py, which also marks dead workers): every worker then writes its values to
+memory-mapped files there and whichever worker answers the scrape adds them all up (prometheus_client's
+multiprocess mode). Without the variable (one process: `alcabohne serve`, tests) the usual in-memory
+registry is used. The variable must be set before this module is first imported.
+
+Metrics:
+  alcabohne_actions_total{outcome,transport}   counter: every move, by outcome (ok, replayed, stale,
+                                                illegal, invalid, not_your_turn, bad_token, unknown_game,
+                                                unavailable, mismatch, error) and transport (http, ws)
+  alcabohne_action_seconds{transport}           histogram: time to answer a move (load, apply, commit)
+  alcabohne_open_sockets                        gauge: open websockets (summed over live workers)
+  alcabohne_fanout_seconds                      histogram: a store nudge -> its states queued or sent to
+                                                this worker's sockets (the server's part of push latency)
+  alcabohne_active_games{window="300"}          gauge: games with an accepted move in the last 5 minutes
+                                                (asked from the store at scrape time; see ActiveGames)
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import threading
+import time
+
+from flask import Blueprint, Response, current_app, has_request_context, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily
+
+from api.errors import ApiError
+from api.store.base import StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+# The *_created series (a timestamp per counter) only double the scrape size here.
+disable_created_metrics()
+
+MULTIPROCESS = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+# "Active" means an accepted move within this many seconds.
+ACTIVE_WINDOW = 300
+
+# Module level: one set per process (prometheus_client refuses to register a name twice).
+ACTIONS = Counter("alcabohne_actions", "Moves answered, by outcome and transport.", ["outcome", "transport"])
+ACTION_SECONDS = Histogram(
+    "alcabohne_action_seconds", "Time to answer a move (load, apply, commit).", ["transport"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0))
+# livesum: the sockets of a worker that died (marked dead by gunicorn's child_exit hook) stop counting.
+OPEN_SOCKETS = Gauge("alcabohne_open_sockets", "Open websockets.", multiprocess_mode="livesum")
+FANOUT_SECONDS = Histogram(
+    "alcabohne_fanout_seconds", "A store nudge until its states are queued or sent to this worker's sockets.",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0))
+
+# ApiError code -> outcome label (a small, fixed set of label values).
+OUTCOMES = {
+    "stale_version": "stale",
+    "illegal_action": "illegal",
+    "invalid_action": "invalid",
+    "invalid_request": "invalid",
+    "not_your_turn": "not_your_turn",
+    "bad_token": "bad_token",
+    "unknown_game": "unknown_game",
+    "idempotency_mismatch": "mismatch",
+    "store_unavailable": "unavailable",
+}
+
+bp = Blueprint("metrics", __name__)
+
+
+def instrument(app) -> None:
+    """Wrap the app's service and hub with the hooks that feed the metrics; register GET /metrics."""
+    service = app.extensions["alcabohne.service"]
+    active = app.extensions["alcabohne.active_games"] = ActiveGames(service.store)
+    service.act = _timed_act(service.act, active)
+    hub = app.extensions.get("alcabohne.hub")
+    if hub is not None:
+        _count_sockets(hub)
+    app.register_blueprint(bp)
+
+
+def _transport() -> str:
+    return "ws" if has_request_context() and request.path.endswith("/ws") else "http"
+
+
+def _timed_act(act, active: ActiveGames):
+    @functools.wraps(act)
+    def timed(game_id, *args, **kwargs):
+        transport = _transport()
+        outcome = "error"
+        started = time.perf_counter()
+        try:
+            answer, replayed = act(game_id, *args, **kwargs)
+            outcome = "replayed" if replayed else "ok"
+            if not replayed:
+                active.touch(game_id)
+            return answer, replayed
+        except ApiError as err:
+            outcome = OUTCOMES.get(err.code, "error")
+            raise
+        except StoreUnavailable:
+            outcome = "unavailable"
+            raise
+        finally:
+            ACTION_SECONDS.labels(transport).observe(time.perf_counter() - started)
+            ACTIONS.labels(outcome, transport).inc()
+
+    return timed
+
+
+def _count_sockets(hub) -> None:
+    """Count a socket from a successful attach to its detach (attach may fail after detaching itself)."""
+    attach, detach, on_nudge = hub.attach, hub.detach, hub._on_nudge
+    lock = threading.Lock()
+    live: set[str] = set()
+
+    def counted_attach(conn):
+        attach(conn)
+        with lock:
+            if conn.id not in live:
+                live.add(conn.id)
+                OPEN_SOCKETS.inc()
+
+    def counted_detach(conn):
+        try:
+            detach(conn)
+        finally:
+            with lock:
+                if conn.id in live:
+                    live.discard(conn.id)
+                    OPEN_SOCKETS.dec()
+
+    def timed_nudge(game_id, version):
+        started = time.perf_counter()
+        on_nudge(game_id, version)
+        FANOUT_SECONDS.observe(time.perf_counter() - started)
+
+    hub.attach, hub.detach = counted_attach, counted_detach
+    # Read by Hub.attach when it subscribes (the first socket), so the store calls the timed one.
+    hub._on_nudge = timed_nudge
+
+
+class ActiveGames:
+    """Games with an accepted move in the last ACTIVE_WINDOW seconds.
+
+    Redis: one sorted set `cg:v1:active` (game id scored by the time of its last move), written with
+    one ZADD per accepted move and trimmed and counted at scrape time, so every worker and host sees
+    the same number. Counting the games in Redis instead (SCAN over the keys) would cost a walk of the
+    whole keyspace per scrape. The in-process stores run one worker, so a dict is the whole truth.
+    On Redis Cluster the set is one key (one slot): fine at this size, a hot key only at very large scale.
+    """
+
+    KEY = "cg:v1:active"
+
+    def __init__(self, store) -> None:
+        from api.store.redis import RedisStore
+
+        # The store's own pool: no extra connections to open or to close.
+        self._redis = store.client if isinstance(store, RedisStore) else None
+        self._lock = threading.Lock()
+        self._seen: dict[str, float] = {}
+
+    def touch(self, game_id: str) -> None:
+        """Record a move of `game_id` now (never raises: metrics must not fail a move)."""
+        now = time.time()
+        if self._redis is None:
+            with self._lock:
+                self._seen[game_id] = now
+            return
+        try:
+            self._redis.zadd(self.KEY, {game_id: now})
+        except Exception as err:  # noqa: BLE001 - an outage is reported by /readyz, not here
+            log.debug("active games not recorded: %r", err)
+
+    def count(self) -> int | None:
+        """Return the number of active games, or None when the store cannot be asked."""
+        cutoff = time.time() - ACTIVE_WINDOW
+        if self._redis is None:
+            with self._lock:
+                for game_id in [g for g, t in self._seen.items() if t < cutoff]:
+                    del self._seen[game_id]
+                return len(self._seen)
+        try:
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.zremrangebyscore(self.KEY, "-inf", cutoff)
+            pipe.zcard(self.KEY)
+            return int(pipe.execute()[1])
+        except Exception:  # noqa: BLE001
+            return None
+
+    def collect(self):
+        """prometheus_client collector protocol: one gauge, asked at scrape time."""
+        family = GaugeMetricFamily("alcabohne_active_games",
+                                   f"Games with an accepted move in the last {ACTIVE_WINDOW} s.",
+                                   labels=["window"])
+        found = self.count()
+        if found is not None:
+            family.add_metric([str(ACTIVE_WINDOW)], found)
+        yield family
+
+
+@bp.get("/metrics")
+def metrics():
+    """Serve the metrics in Prometheus text format (every worker's, in multiprocess mode)."""
+    scrape = CollectorRegistry()
+    scrape.register(current_app.extensions["alcabohne.active_games"])
+    if MULTIPROCESS:
+        from prometheus_client import multiprocess
+
+        multiprocess.MultiProcessCollector(scrape)
+        body = generate_latest(scrape)
+    else:
+        from prometheus_client import REGISTRY
+
+        body = generate_latest(REGISTRY) + generate_latest(scrape)
+    return Response(body, content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
