@@ -11,7 +11,7 @@ import random
 from collections import Counter
 
 from ..actions import parse
-from ..cards import BOSSES, COUNTS
+from ..cards import COUNTS
 from ..state import State, from_position
 
 
@@ -92,8 +92,3 @@ def determinize(view: dict, rng: random.Random) -> State:
 def legal_codes_of(view: dict) -> list[int]:
     """Return the engine codes of the view's legal actions, in the view's order."""
     return [parse(a) for a in view["legal_actions"]]
-
-
-def boss_index(name: str) -> int:
-    """Return the index of a boss name in the state's bosses list."""
-    return BOSSES.index(name)

@@ -1,15 +1,19 @@
 """The `mc` bot: flat Monte Carlo over determinizations (perfect-information sampling).
 
-For each of `rounds` determinizations of the view (knowledge.determinize: the unseen cards dealt at
-random into the other hand, the deck and the face-down piles), every candidate root action is played
-and the game is finished by the greedy policy (policy.py) with a little randomness, for both seats.
-All candidates share the same determinization and the same playout random stream in a round (common
-random numbers), so their difference is measured with far less noise than independent samples.
-The action with the best mean reward wins; reward = win (shared win: 1/winners) + a small share of the
-score margin over the best rival (the Mafia or the other player), which separates close actions.
+1. Candidates: the legal actions ranked by the greedy heuristic (policy.py); the best `width` are
+   kept (planting on one empty field or another counts once). When the greedy favourite leads the
+   runner-up by more than `gap`, it is played without search: most turns hold such obvious steps.
+2. Rounds: each round deals the unseen cards at random into the hidden piles (knowledge.determinize:
+   the other hand, the deck, the discard below its top, coins, treasury, set-aside), then plays every
+   candidate from that same deal, continuing with the greedy policy for every seat for `horizon`
+   turns (or to the end). All candidates of a round share the deal and the playout randomness
+   (common random numbers), so their difference is measured with far less noise.
+3. Reward: the result at the end of the game, or `estimate` at the horizon: 1 for a win (shared: a
+   share) plus a small amount per coin of margin over the best rival (the Mafia or the other
+   player), which separates actions that win or lose alike. The best mean reward is played.
 
-Pure: no clock (the budget is a playout count, calibrated by tests/perf/bot_bench.py to answer
-within 1 s on the reference machine), and all randomness comes from `seed`.
+Pure: no clock (the budget is a playout count; tests/perf/bot_bench.py measures the time it takes),
+and all randomness comes from `seed`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from ..actions import END, GIVE_DISPLAY, PAY, PLANT_DISPLAY, PLANT_HAND, to_dict
 from ..rules import legal_codes
 from .fast import step
 from .knowledge import determinize, legal_codes_of
-from .policy import best_code, boss_worth, potential, score_actions
+from .policy import CAPTURE_RISK, best_code, boss_worth, potential, score_actions
 
 PLAYOUTS = 96    # default budget: playouts per decision (one playout = one root action played out)
 HORIZON = 4      # turns a playout runs before the position is scored by `estimate` (0: to the end)
@@ -46,7 +50,12 @@ def estimate(s, seat: int) -> dict:
     (R101-R103)."""
     scores = [len(c) + sum(potential(f[0], f[1]) for f in fs if f) for c, fs in zip(s.coins, s.fields,
                                                                                     strict=True)]
-    mafia = len(s.treasury) + sum(boss_worth(k, b[0], b[1]) for k, b in enumerate(s.bosses) if b)
+    mafia = len(s.treasury)
+    for k, b in enumerate(s.bosses):
+        if b is not None:
+            # The boss keeps capturing its type from the reveals to come (R74), beyond the horizon.
+            ahead = s.deck.count(b[0]) + s.discard.count(b[0])
+            mafia += boss_worth(k, b[0], b[1]) + CAPTURE_RISK * ahead
     if s.mode == "solo":
         mafia *= 2  # R101
     best = max(scores)
