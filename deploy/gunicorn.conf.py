@@ -46,7 +46,8 @@ preload_app = False
 control_socket_disable = True
 
 # nginx on the same host sets X-Forwarded-*; set ALCABOHNE_PROXY_COUNT=1 for the app to trust it.
-forwarded_allow_ips = "127.0.0.1"
+# (compose.yaml: nginx is another container, so FORWARDED_ALLOW_IPS names its network.)
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
