@@ -38,6 +38,11 @@ class Config:
     # Number of reverse proxies in front whose X-Forwarded-For may be trusted (0: use the peer address).
     PROXY_COUNT = 0
 
+    # Bots (POST /games {"bot": ...}): the mc bot's playouts per decision on the server. The bot moves
+    # inside the human's request, so its budget is latency: 96 (the engine's default) keeps one mc move
+    # near 0.1-0.2 s on a small loaded machine (see README "Bots, hints and records").
+    BOT_MC_PLAYOUTS = 96
+
     # Register the bare Redis GET+SET endpoint used by tests/perf/api_bench.py as a baseline.
     BENCH = False
 
@@ -68,6 +73,7 @@ ENV_KEYS = {
     "ALCABOHNE_BENCH": ("BENCH", lambda v: v not in ("", "0", "false", "no")),
     "REDIS_URL": ("STORE_URL", str),
     "ALCABOHNE_JOIN_LIMIT": ("JOIN_LIMIT", int),
+    "ALCABOHNE_BOT_MC_PLAYOUTS": ("BOT_MC_PLAYOUTS", int),
     "ALCABOHNE_WS_PING_INTERVAL": ("WS_PING_INTERVAL", float),
     "ALCABOHNE_WS_ORIGINS": ("WS_ALLOWED_ORIGINS", lambda v: [o.strip() for o in v.split(",") if o.strip()]),
     "ALCABOHNE_WS_DEBUG": ("WS_DEBUG", lambda v: v not in ("", "0", "false", "no")),

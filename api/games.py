@@ -21,10 +21,12 @@ from api.schemas import (
     EventsSchema,
     GameSchema,
     HealthSchema,
+    HintSchema,
     IdempotencyHeaderSchema,
     JoinSchema,
     ProblemSchema,
     QrQuerySchema,
+    RecordSchema,
     SeatGrantSchema,
     TransferSchema,
 )
@@ -110,7 +112,7 @@ def _require_json_body():
 @problems("invalid_request")
 def create_game(args):
     """Create a game."""
-    body = _service().create(args["mode"], args["dealer"], _base_url())
+    body = _service().create(args["mode"], args["dealer"], _base_url(), bot=args["bot"])
     return _json(body, 201, {"Location": f"/api/v1/games/{body['game_id']}"})
 
 
@@ -158,6 +160,25 @@ def post_action(headers, args, game_id):
 def get_events(args, game_id):
     """Read what happened since a version."""
     return _json(_service().events(game_id, _token(), args["since"]))
+
+
+@blp.route("/games/<game_id:game_id>/hint", methods=["GET"])
+@blp.response(200, HintSchema, description="A suggested action for the caller's seat (the greedy bot's "
+              "choice, from the caller's own view) with a one-line reason.")
+@blp.doc(security=TOKEN)
+@problems("unknown_game", "bad_token", "not_your_turn")
+def get_hint(game_id):
+    """Ask for a hint on my turn."""
+    return _json(_service().hint(game_id, _token()))
+
+
+@blp.route("/games/<game_id:game_id>/record", methods=["GET"])
+@blp.response(200, RecordSchema, description="The finished game's record: seed, salt, every action and the "
+              "result. Check it with `alcabohne verify RECORD.json`.")
+@problems("unknown_game", "game_not_over", "record_unavailable")
+def get_record(game_id):
+    """Download the record of a finished game."""
+    return _json(_service().record(game_id))
 
 
 @blp.route("/games/<game_id:game_id>/transfer", methods=["POST"])

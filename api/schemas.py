@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+import engine.bots
 from api import auth
 
 VIEW_DOC = (
@@ -83,6 +84,10 @@ class CreateGameSchema(StrictSchema):
                          metadata={"description": "duo: two players against the Mafia; solo: one player."})
     dealer = JsonInteger(allow_none=True, load_default=None, validate=validate.OneOf([0, 1]),
                          metadata={"description": "duo: the dealing seat (R50), default random."})
+    bot = fields.String(allow_none=True, load_default=None, validate=validate.OneOf(list(engine.bots.BOTS)),
+                        metadata={"description": "duo: play against the computer; this bot takes seat 1 at "
+                                                 "once (no join code) and moves right after each of your "
+                                                 "moves, each bot action its own version."})
 
 
 class JoinSchema(StrictSchema):
@@ -134,6 +139,7 @@ class IdempotencyHeaderSchema(Schema):
 class SeatInfoSchema(Schema):
     seat = fields.Integer(required=True)
     taken = fields.Boolean(required=True)
+    bot = fields.String(metadata={"description": "Only on a bot's seat: its name (random, greedy, mc)."})
 
 
 class GameSchema(Schema):
@@ -146,6 +152,10 @@ class GameSchema(Schema):
     join_code = fields.String(allow_none=True, metadata={
         "description": "The open join code while a seat is free (shown to seated callers only)."})
     join_url = fields.String(allow_none=True)
+    seed_commitment = fields.String(required=True, allow_none=True, metadata={
+        "description": "SHA-256 hex of \"<seed>:<salt>\", published at creation; the record (GET "
+                       "/games/{id}/record, once the game is over) reveals seed and salt to check it. "
+                       "null for games created before records."})
 
 
 class SeatGrantSchema(GameSchema):
@@ -168,6 +178,48 @@ class EventsSchema(Schema):
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True, allow_none=True)
     log = fields.List(fields.Nested(LogEntrySchema), required=True)
+
+
+class HintSchema(Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "The version the hint is for."})
+    seat = fields.Integer(required=True)
+    action = fields.Dict(required=True, metadata={
+        "description": "The suggested action: one of the caller's legal_actions (the greedy bot's choice)."})
+    reason_code = fields.String(required=True, metadata={
+        "description": "A stable key of the reason (must_plant, grow_field, make_room, cash_in, "
+                       "free_field, pay_protection, take_bundle, discard, feed_boss, unload_hand, "
+                       "buy_field, only_choice, end_phase), for clients that translate it."})
+    reason = fields.String(required=True, metadata={"description": "Why, in one English line."})
+
+
+class RecordActionSchema(Schema):
+    version = fields.Integer(required=True, metadata={"description": "The version this action produced."})
+    seat = fields.Integer(required=True)
+    action = fields.Dict(required=True)
+
+
+class RecordSeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    who = fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
+    bot = fields.String(metadata={"description": "The bot's name, on a bot's seat."})
+
+
+class RecordSchema(Schema):
+    """A finished game, replayable with the engine: `alcabohne verify RECORD.json` checks it."""
+
+    format = fields.String(required=True, metadata={"examples": ["alcabohne-record/1"]})
+    game_id = fields.String(required=True)
+    mode = fields.String(required=True, validate=validate.OneOf(["duo", "solo"]))
+    seed = fields.Integer(required=True, metadata={"description": "engine.new_game's seed."})
+    salt = fields.String(required=True)
+    seed_commitment = fields.String(required=True, metadata={
+        "description": "SHA-256 hex of \"<seed>:<salt>\": the value every answer showed during the game."})
+    options = fields.Dict(required=True, metadata={"description": "new_game's options ({} or dealer)."})
+    seats = fields.List(fields.Nested(RecordSeatSchema), required=True)
+    actions = fields.List(fields.Nested(RecordActionSchema), required=True,
+                          metadata={"description": "Every action in order."})
+    result = fields.Nested(ResultSchema, required=True)
 
 
 class TransferSchema(Schema):

@@ -17,14 +17,20 @@ import time
 from dataclasses import dataclass
 
 import engine
-from api import auth
+import engine.bots
+from api import auth, records
 from api.errors import ApiError
 from api.store.base import GameStore
+from engine.bots import hint as hint_bot
 
 MODES = ("duo", "solo")
 GAME_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 # Seats changes are logged beside the engine's events; the log entry is an object, not a list.
 SEAT_EVENT = {"joined": "seat_joined", "transferred": "seat_transferred"}
+# The seat-hash placeholder of a bot's seat: never equal to a token hash (64 hex digits).
+BOT_SEAT = "bot"
+# A safety net for one run of bot moves (a bot's whole turn is a dozen actions at most).
+MAX_BOT_MOVES = 200
 
 
 def dumps(obj) -> str:
@@ -67,11 +73,14 @@ class Loaded:
 class GameService:
     """All game operations against one store. Thread-safe: it holds no mutable state of its own."""
 
-    def __init__(self, store: GameStore, lifetimes: Lifetimes, *, join_limit: int, join_window: int):
+    def __init__(self, store: GameStore, lifetimes: Lifetimes, *, join_limit: int, join_window: int,
+                 bot_budgets: dict[str, dict] | None = None):
         self.store = store
         self.ttl = lifetimes
         self.join_limit = join_limit
         self.join_window = join_window
+        # Per bot name, the budget keywords of engine.bots.choose (api.config BOT_MC_PLAYOUTS).
+        self.bot_budgets = bot_budgets or {}
 
     # ----------------------------------------------------------------- reading
 
@@ -99,12 +108,16 @@ class GameService:
 
     @staticmethod
     def _seats(game_doc: dict) -> list[dict]:
-        return [{"seat": i, "taken": h is not None} for i, h in enumerate(game_doc["s"])]
+        seats = [{"seat": i, "taken": h is not None} for i, h in enumerate(game_doc["s"])]
+        if game_doc.get("b"):
+            seat, name = game_doc["b"]
+            seats[seat]["bot"] = name
+        return seats
 
     def _game_body(self, game_id: str, version: int, doc: dict, state, seat: int | None, base_url: str):
         """Return the common part of every answer about one game, as `seat` may see it."""
         body = {"game_id": game_id, "version": version, "seat": seat, "view": engine.view(state, seat),
-                "seats": self._seats(doc)}
+                "seats": self._seats(doc), "seed_commitment": _commitment(doc)}
         if seat is not None and doc.get("j"):
             # Seated players may show the open join code again (QR on the first phone).
             body["join_code"] = doc["j"]
@@ -116,7 +129,7 @@ class GameService:
 
         Raises unknown_game, bad_token (a token is given but holds no seat).
         """
-        game = self._load(game_id)
+        game = self._catch_up(game_id, self._load(game_id))
         seat = self._seat(game, token, required=False)
         return self._game_body(game_id, game.version, game.doc, game.state(), seat, base_url)
 
@@ -171,25 +184,34 @@ class GameService:
             return self.ttl.lobby
         return self.ttl.game
 
-    def create(self, mode: str, dealer: int | None, base_url: str) -> dict:
-        """Start a game; return the creator's answer (seat 0, its token, and a join code for duo)."""
+    def create(self, mode: str, dealer: int | None, base_url: str, bot: str | None = None) -> dict:
+        """Start a game; return the creator's answer (seat 0, its token, and a join code for duo; with
+        `bot`, seat 1 is that bot's and there is no join code). Raises invalid_request."""
         if mode not in MODES:
             raise ApiError("invalid_request", f"mode must be one of {', '.join(MODES)}")
+        if bot is not None and (mode != "duo" or bot not in engine.bots.BOTS):
+            raise ApiError("invalid_request",
+                           f"bot must be one of {', '.join(engine.bots.BOTS)}, and only in duo")
         # Without `dealer` the engine draws the dealer from the seed (R50), which comes from `secrets`.
         # Solo has one seat, so a dealer means nothing there and is ignored.
         options = {"dealer": dealer} if dealer is not None and mode == "duo" else {}
-        state = engine.new_game(mode, secrets.randbelow(2**53), **options)
+        seed = secrets.randbelow(2**53)
+        state = engine.new_game(mode, seed, **options)
         token = auth.new_token()
         now = int(time.time())
         seats = [auth.token_hash(token), None] if mode == "duo" else [auth.token_hash(token)]
-        # m: mode, p: position, s: seat token hashes (None: free), j: open join code, b: bot seat
-        # (placeholder for the bots issue), c/u: created/updated (unix seconds). Short keys: stored per game.
-        doc = {"m": mode, "p": engine.to_position(state), "s": seats, "j": None, "b": None, "c": now,
+        if bot is not None:
+            seats[1] = BOT_SEAT
+        # m: mode, p: position, s: seat token hashes (None: free; BOT_SEAT: the bot's), j: open join
+        # code, b: [seat, bot name] or None, k: [seed, salt] (secret until the game is over: the record),
+        # o: the new_game options, c/u: created/updated (unix seconds). Short keys: stored per game.
+        doc = {"m": mode, "p": engine.to_position(state), "s": seats, "j": None,
+               "b": [1, bot] if bot else None, "k": [seed, records.new_salt()], "o": options, "c": now,
                "u": now}
         for _ in range(20):
             game_id = secrets.token_urlsafe(12)
             code = None
-            if mode == "duo":
+            if mode == "duo" and bot is None:
                 code = self._reserve_code(game_id, self.ttl.lobby)
                 doc["j"] = code
             if self.store.create(game_id, dumps(doc), self._ttl(doc, doc["p"]["phase"])):
@@ -198,7 +220,8 @@ class GameService:
                 self.store.delete_code(code)
         else:  # pragma: no cover - 96-bit ids do not collide
             raise ApiError("internal_error", "could not allocate a game id")
-        body = self._game_body(game_id, 1, doc, state, 0, base_url)
+        version, doc, state = self._play_bots(game_id, 1, doc, state)  # the bot may start (R50)
+        body = self._game_body(game_id, version, doc, state, 0, base_url)
         body["token"] = token
         body.setdefault("join_code", None)
         body.setdefault("join_url", None)
@@ -220,8 +243,12 @@ class GameService:
         Idempotency-Key was already answered (nothing is applied again). Raises
         unknown_game, bad_token, stale_version (with the current version and view), not_your_turn,
         invalid_action, illegal_action, idempotency_mismatch.
+
+        In a game against a bot, the bot's answering moves are committed (each its own version) after
+        the caller's move and before this returns; the answer is the caller's own move (its version),
+        as stored for retries. Clients see the bot's versions through the websocket or a GET.
         """
-        game = self._load(game_id)
+        game = self._catch_up(game_id, self._load(game_id))
         seat = self._seat(game, token, required=True)
         expected = body["version"]
         # The same request, whatever the order of its keys: a client may re-serialise it on retry.
@@ -255,14 +282,102 @@ class GameService:
         answer["events"] = engine.redact_events(events, seat)
         text = dumps(answer)
         res = self.store.commit(game_id, game.version, dumps(doc), ttl=self._ttl(doc, new_pos["phase"]),
-                                idem_key=idem_key, fingerprint=fingerprint, response=text, log=dumps(events))
+                                idem_key=idem_key, fingerprint=fingerprint, response=text,
+                                log=log_entry(seat, body["action"], events))
         self._check_idempotency(res.status)
         if res.status == "ok":
+            self._play_bots(game_id, game.version + 1, doc, new_state)
             return text, False
         if res.status == "duplicate":
             return res.response, True
         # Someone else moved between our load and our commit: the caller must look again.
         raise self._stale(self._load(game_id), seat, base_url)
+
+    # ----------------------------------------------------------------- bots, hints, records
+
+    def _play_bots(self, game_id: str, version: int, doc: dict, state) -> tuple[int, dict, object]:
+        """Commit the bot's moves while the game is not over and the bot's seat is to move; return the
+        last (version, doc, state) this call knows of.
+
+        The bot decides from `engine.view(state, bot seat)` only, seeded from the game's secret and the
+        version it moves from (records.derived_seed). Each move is its own commit (CAS on the version,
+        log entry, publish). A conflict means someone else changed the game (a seat transfer, another
+        request driving the same bot): that caller drives the bot on, so this one stops.
+        """
+        if not doc.get("b") or "k" not in doc:
+            return version, doc, state
+        seat, name = doc["b"]
+        seed, salt = doc["k"]
+        for _ in range(MAX_BOT_MOVES):
+            if state.phase == "over" or state.active != seat:
+                break
+            view = engine.view(state, seat)
+            action = engine.bots.choose(name, view, records.derived_seed(seed, salt, "bot", version, seat),
+                                        **self.bot_budgets.get(name, {}))
+            new_state, events = engine.apply(state, action)
+            new_doc = dict(doc, p=engine.to_position(new_state), u=int(time.time()))
+            res = self.store.commit(game_id, version, dumps(new_doc), ttl=self._ttl(new_doc, new_state.phase),
+                                    log=log_entry(seat, action, events))
+            if res.status != "ok":
+                break
+            version, doc, state = version + 1, new_doc, new_state
+        return version, doc, state
+
+    def _catch_up(self, game_id: str, game: Loaded) -> Loaded:
+        """Return `game`, after the bot's moves if it is due to move (a request that would have moved
+        it ended early, e.g. a crash); the usual case reads nothing more."""
+        bot = game.doc.get("b")
+        position = game.doc["p"]
+        if not bot or position["phase"] == "over" or position["active"] != bot[0]:
+            return game
+        version, _doc, _state = self._play_bots(game_id, game.version, game.doc, game.state())
+        return game if version == game.version else self._load(game_id)
+
+    def hint(self, game_id: str, token: str | None) -> dict:
+        """Return {game_id, version, seat, action, reason_code, reason}: the greedy bot's choice for the
+        caller's seat (engine.bots.hint, from the caller's own view only) and why.
+
+        Raises unknown_game, bad_token (no or wrong token), not_your_turn (not the caller's turn, or
+        the game is over)."""
+        game = self._catch_up(game_id, self._load(game_id))
+        seat = self._seat(game, token, required=True)
+        view = engine.view(game.state(), seat)
+        if not view["legal_actions"]:
+            raise ApiError("not_your_turn", "The game is over." if view["phase"] == "over"
+                           else f"It is seat {view['active']}'s turn: hints are for your own turn.")
+        seed, salt = game.doc.get("k") or [0, game_id]
+        action, code, reason = hint_bot.hint(view, records.derived_seed(seed, salt, "hint", game.version,
+                                                                        seat))
+        return {"game_id": game_id, "version": game.version, "seat": seat, "action": action,
+                "reason_code": code, "reason": reason}
+
+    def record(self, game_id: str) -> dict:
+        """Return the finished game's record (api.records.FORMAT): seed, salt, options, seats, every
+        action in order with its seat and version, and the result.
+
+        Raises unknown_game, game_not_over (the seed stays secret until the end), record_unavailable
+        (a game created before records, or a log that no longer reaches back to the start)."""
+        game = self._load(game_id)
+        if game.doc["p"]["phase"] != "over":
+            raise ApiError("game_not_over", "The record (and the seed) are published when the game is over.")
+        if "k" not in game.doc:
+            raise ApiError("record_unavailable", "This game was created before records were kept.")
+        entries = self.store.log_since(game_id, 1)
+        if [v for v, _ in entries] != list(range(2, game.version + 1)):
+            raise ApiError("record_unavailable", "The log of this game no longer reaches back to its start.")
+        actions = []
+        for version, raw in entries:
+            entry = json.loads(raw) if raw else None
+            if isinstance(entry, dict) and "action" in entry:
+                actions.append({"version": version, "seat": entry["seat"], "action": entry["action"]})
+            elif not (isinstance(entry, dict) and "change" in entry):  # an action logged without it
+                raise ApiError("record_unavailable", "This game was played before records were kept.")
+        bot = game.doc.get("b")
+        seats = [{"seat": i, "who": "bot", "bot": bot[1]} if bot and bot[0] == i
+                 else {"seat": i, "who": "human"} for i in range(len(game.seats))]
+        seed, salt = game.doc["k"]
+        return records.build(game_id, game.doc["m"], seed, salt, game.doc.get("o", {}), seats, actions,
+                             game.doc["p"]["result"])
 
     @staticmethod
     def _check_idempotency(status: str) -> None:
@@ -353,12 +468,28 @@ class GameService:
                 "transfer_url": join_url(base_url, code), "expires_in": self.ttl.transfer}
 
 
+def log_entry(seat: int, action: dict, events: list[dict]) -> str:
+    """Return the log entry of an accepted action: who took it, the action itself (for the game's
+    record) and the engine's events (unredacted: readers redact per seat with `entry_events`)."""
+    return dumps({"seat": seat, "action": action, "events": events})
+
+
 def entry_events(raw: str, seat: int | None) -> list[dict]:
-    """Return the events of one stored log entry as `seat` may see them (a change of seats included)."""
+    """Return the events of one stored log entry as `seat` may see them (a change of seats included).
+
+    Entries are {"seat", "action", "events"} for an action, {"seat", "change"} for a change of seats,
+    or (games logged before records) the bare list of events."""
     entry = json.loads(raw) if raw else []
-    if isinstance(entry, dict):  # a change of seats
+    if isinstance(entry, dict) and "change" in entry:  # a change of seats
         return [{"type": SEAT_EVENT[entry["change"]], "seat": entry["seat"]}]
+    if isinstance(entry, dict):
+        entry = entry["events"]
     return engine.redact_events(entry, seat)
+
+
+def _commitment(doc: dict) -> str | None:
+    """Return the game's published seed commitment (None for a game created before records)."""
+    return records.commitment(*doc["k"]) if "k" in doc else None
 
 
 def join_url(base_url: str, code: str) -> str:
