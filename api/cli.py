@@ -1,4 +1,5 @@
-"""The `alcabohne` command: `play` (terminal game), `simulate` (bot games), `serve` (the online server).
+"""The `alcabohne` command: `play` (terminal game), `simulate` (bot games), `verify` and `replay` (game
+records), `serve` (the online server).
 
 Subcommands import what they need lazily, so `alcabohne play` runs on the engine alone.
 """
@@ -34,6 +35,14 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--width", type=int, default=None, help="mc budget: root actions tried")
     sim.add_argument("--horizon", type=int, default=None, help="mc budget: turns per playout (0: to the end)")
 
+    verify = sub.add_parser("verify", help="check a finished game's record (GET /games/{id}/record)")
+    verify.add_argument("record", metavar="RECORD.json")
+    verify.add_argument("--commitment", default=None,
+                        help="the seed_commitment the server published when the game began")
+    replay = sub.add_parser("replay", help="step through a game record in the terminal")
+    replay.add_argument("record", metavar="RECORD.json")
+    replay.add_argument("--all", action="store_true", help="print every action without waiting for Enter")
+
     serve = sub.add_parser("serve", help="run the online server (gunicorn)")
     serve.add_argument("--host", default="0.0.0.0", help="listen address (default: all, for the LAN)")
     serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
@@ -61,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         from .terminal import play
 
         return play(duo=args.duo, seed=args.seed, dealer=args.dealer)
+    if args.command in ("verify", "replay"):
+        return _record_command(args)
     if args.command == "simulate":
         from .simulate import main as simulate
 
@@ -69,6 +80,25 @@ def main(argv: list[str] | None = None) -> int:
     from .server import serve
 
     serve(args.host, args.port, args.workers, args.data_dir, args.public_url, args.redis_url)
+    return 0
+
+
+def _record_command(args) -> int:
+    """Run `verify` or `replay`; return 0, or 1 with the reason on stderr when the record does not hold."""
+    from . import records
+
+    try:
+        record = records.load(args.record)
+        if args.command == "replay":
+            return records.replay(record, wait=not args.all)
+        result = records.verify(record, args.commitment)
+    except records.RecordError as err:
+        print(f"alcabohne {args.command}: {args.record}: {err}", file=sys.stderr)
+        return 1
+    scores = ", ".join(map(str, result["scores"]))
+    print(f"OK: {args.record}: seed matches its commitment {record['seed_commitment']}; "
+          f"{len(record['actions'])} actions replay to scores {scores}, Mafia {result['mafia']}, "
+          f"winners {result['winners']}")
     return 0
 
 
