@@ -1,0 +1,58 @@
+"""Fixtures of the load and fault tests: a private Redis (AOF on) and gunicorn with 2 gthread workers.
+
+The Redis comes from tests/redis_server.py (fsync on every write); each test sets it to
+`appendfsync everysec` like deploy/redis.conf, so a Redis killed mid-game is tested with the production
+setting. Every server started here is stopped at teardown.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from api.store.redis import RedisStore
+from tests.live.servers import Gunicorn
+from tests.redis_server import RedisServer, redis_server_binary
+
+
+def production_fsync(server: RedisServer) -> None:
+    """Switch the running server to deploy/redis.conf's fsync policy."""
+    with redis.Redis.from_url(server.url) as client:
+        client.config_set("appendfsync", "everysec")
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """A private redis-server for one test (it may be killed and restarted by the test)."""
+    if redis_server_binary() is None:
+        message = "redis-server is not on PATH (Debian package redis-server; .ci/run installs it)"
+        if os.environ.get("ALCABOHNE_CI") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    server = RedisServer()
+    try:
+        server.start()
+        production_fsync(server)
+        yield server
+    finally:
+        server.remove()
+
+
+@pytest.fixture
+def server(redis_server: RedisServer) -> Iterator[Gunicorn]:
+    """gunicorn, 2 gthread workers, on the private Redis; stopped afterwards."""
+    with Gunicorn(redis_server.url, workers=2, threads=48, ping=2.0) as running:
+        yield running
+
+
+@pytest.fixture
+def store(redis_server: RedisServer) -> Iterator[RedisStore]:
+    """A store on the same Redis, to check what was committed."""
+    opened = RedisStore(redis_server.url)
+    try:
+        yield opened
+    finally:
+        opened.close()
