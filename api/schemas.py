@@ -87,7 +87,8 @@ class CreateGameSchema(StrictSchema):
     bot = fields.String(allow_none=True, load_default=None, validate=validate.OneOf(list(engine.bots.BOTS)),
                         metadata={"description": "duo: play against the computer; this bot takes seat 1 at "
                                                  "once (no join code) and moves right after each of your "
-                                                 "moves, each bot action its own version."})
+                                                 "moves, each bot action its own version. Ignored in "
+                                                 "solo (one seat)."})
 
 
 class JoinSchema(StrictSchema):

@@ -186,14 +186,14 @@ class GameService:
 
     def create(self, mode: str, dealer: int | None, base_url: str, bot: str | None = None) -> dict:
         """Start a game; return the creator's answer (seat 0, its token, and a join code for duo; with
-        `bot`, seat 1 is that bot's and there is no join code). Raises invalid_request."""
+        `bot` in duo, seat 1 is that bot's and there is no join code). Raises invalid_request."""
         if mode not in MODES:
             raise ApiError("invalid_request", f"mode must be one of {', '.join(MODES)}")
-        if bot is not None and (mode != "duo" or bot not in engine.bots.BOTS):
-            raise ApiError("invalid_request",
-                           f"bot must be one of {', '.join(engine.bots.BOTS)}, and only in duo")
+        if bot is not None and bot not in engine.bots.BOTS:
+            raise ApiError("invalid_request", f"bot must be one of {', '.join(engine.bots.BOTS)}")
         # Without `dealer` the engine draws the dealer from the seed (R50), which comes from `secrets`.
-        # Solo has one seat, so a dealer means nothing there and is ignored.
+        # Solo has one seat, so a dealer or a bot opponent means nothing there and is ignored.
+        bot = bot if mode == "duo" else None
         options = {"dealer": dealer} if dealer is not None and mode == "duo" else {}
         seed = secrets.randbelow(2**53)
         state = engine.new_game(mode, seed, **options)

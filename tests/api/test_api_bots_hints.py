@@ -178,11 +178,15 @@ def test_a_bot_due_to_move_is_moved_by_the_next_read(monkeypatch, api):
     assert got["version"] > 1 and got["view"]["active"] == 0
 
 
-@pytest.mark.parametrize("body", [{"mode": "solo", "bot": "greedy"}, {"mode": "duo", "bot": "deep-blue"},
-                                  {"mode": "duo", "bot": 3}])
-def test_a_bot_is_a_known_name_and_duo_only(api, body):
+@pytest.mark.parametrize("body", [{"mode": "duo", "bot": "deep-blue"}, {"mode": "duo", "bot": 3}])
+def test_a_bot_is_a_known_name(api, body):
     resp = api.post(f"{API}/games", json=body)
     assert resp.status_code == 400 and resp.get_json()["code"] == "invalid_request"
+
+
+def test_solo_ignores_a_bot_like_a_dealer(api):
+    resp = api.post(f"{API}/games", json={"mode": "solo", "bot": "greedy", "dealer": 1})
+    assert resp.status_code == 201 and resp.get_json()["seats"] == [{"seat": 0, "taken": True}]
 
 
 def test_the_events_endpoint_reads_the_new_log_entries(finished: Finished):
