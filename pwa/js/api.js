@@ -54,6 +54,8 @@ async function call(method, path, { token, body, headers = {}, timeout = 10000 }
 export const createGame = (mode) => call('POST', '/games', { body: { mode } });
 export const joinGame = (code) => call('POST', '/games/join', { body: { code } });
 export const getGame = (id, token) => call('GET', `/games/${encodeURIComponent(id)}`, { token });
+/** A suggested move for the token's seat on its turn: {action, reason_code, reason, version}. */
+export const getHint = (id, token) => call('GET', `/games/${encodeURIComponent(id)}/hint`, { token });
 export const getEvents = (id, token, since) =>
   call('GET', `/games/${encodeURIComponent(id)}/events?since=${since}`, { token });
 

@@ -6,7 +6,7 @@ import { html } from '../html.js';
 import { t } from '../i18n.js';
 import * as store from '../store.js';
 import * as cues from '../cues.js';
-import { joinGame, watchQrUrl } from '../api.js';
+import { getHint, joinGame, watchQrUrl } from '../api.js';
 import { GameSession } from '../session.js';
 import { validSelection } from '../targets.js';
 import { Conn } from './bits.js';
@@ -110,6 +110,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     body = html`${over ? html`<${End} s=${s} streak=${streak} onRematch=${rematch} onHome=${done} hotseat=${session.hotseat} />` : null}
       <${Table} s=${s} sel=${liveSel} setSel=${setSel} hidden=${hidden} onAct=${onAct} watch=${watch}
         hotseat=${session.hotseat} onSkip=${() => session.finishHold()}
+        onHint=${watch ? null : () => getHint(id, session.token)}
         toggleHidden=${() => { store.setPref('hideHand', !hidden); setHidden(!hidden); }} />`;
   }
   return html`<div class=${`game${watch ? ' watch' : ''}`}>

@@ -3,10 +3,10 @@
 // move to the bottom as a record of the last move.
 // Every tappable thing comes from targets(view.legal_actions, selection); nothing else reacts.
 
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t, bean, boss as bossName } from '../i18n.js';
-import { targets, bundles } from '../targets.js';
+import { targets, bundles, actKey } from '../targets.js';
 import { Bean, Act, cards } from './bits.js';
 import { Steps } from './steps.js';
 import { bannerText } from './banner.js';
@@ -104,7 +104,16 @@ function Player({ p, idx, ctx, tg, own }) {
   </section>`;
 }
 
-export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hotseat, onSkip }) {
+/** The CSS selectors of what a hint points at: the action's own button, and for a two-tap move the
+ * bundle or hand card to pick first. */
+function hintTargets(a) {
+  const out = [`[data-act="${actKey(a)}"]`];
+  if (a.type === 'give_hand') out.push(`[data-pick="hand:${a.index}"]`);
+  else if (a.bean) out.push(`[data-pick="bundle:${a.bean}"]`);
+  return out.map((x) => `.table ${x}`).join(', ');
+}
+
+export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hotseat, onSkip, onHint }) {
   const view = s.view;
   const seat = s.seat;
   const locked = Boolean(s.pending || s.busy);
@@ -114,6 +123,16 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
   const banner = bannerText(view, { seat, busy: s.busy, watch });
   const myTurn = legal.length > 0;
   const others = view.players.map((p, i) => [p, i]).filter(([, i]) => i !== seat);
+  // A hint belongs to the version it was asked at; any newer version makes it stale.
+  const [hint, setHint] = useState(null);
+  const liveHint = hint && hint.version === s.version && myTurn && !hidden ? hint : null;
+  const askHint = () => onHint().then(setHint, () => setHint({ version: s.version, failed: true }));
+  // Mark the hinted targets after rendering, so no target component needs to know about hints.
+  useEffect(() => {
+    for (const el of document.querySelectorAll('.table .hinted')) el.classList.remove('hinted');
+    if (!liveHint || liveHint.failed) return;
+    for (const el of document.querySelectorAll(hintTargets(liveHint.action))) el.classList.add('hinted');
+  });
   // A tapped target usually disappears with the move; keyboard players would land on <body> and have
   // to tab through the whole page again. Put them on the next thing they can do instead.
   useEffect(() => {
@@ -126,6 +145,11 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     ${sel ? html`<p class="selhint">${t('table.selected', { what: sel.kind === 'bundle' ? bean(sel.bean) : bean(view.players[seat].hand[sel.index]) })}
       <button type="button" class="link" onClick=${() => setSel(null)}>${t('table.cancel')}</button></p>` : null}
     ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />` : null}
+    ${myTurn && onHint && !hidden && !liveHint ? html`<p class="hintbar"><button type="button" class="link" data-hint="ask"
+      onClick=${askHint}>${t('hint.button')}</button></p>` : null}
+    ${liveHint ? html`<p class="hint-box" role="status" data-hint=${liveHint.failed ? 'failed' : actKey(liveHint.action)}>${liveHint.failed
+      ? t('hint.error')
+      : html`<strong>${t('hint.title', { what: label(liveHint.action, view, seat) })}</strong> ${t(`hint.reason.${liveHint.reason_code}`) === `hint.reason.${liveHint.reason_code}` ? liveHint.reason : t(`hint.reason.${liveHint.reason_code}`)}`}</p>` : null}
     ${s.pending ? html`<p class="pending" role="status">${t(s.pendingStuck ? 'table.pending.offline' : 'table.pending')}</p>` : null}
     ${s.notice ? html`<p class="notice" role="alert">${t(`err.${s.notice}`) === `err.${s.notice}` ? t('err.generic', { msg: s.notice }) : t(`err.${s.notice}`)}</p>` : null}
     <section class="mafia" aria-label=${t('table.mafia')}>
