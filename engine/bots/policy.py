@@ -160,7 +160,7 @@ def score_actions(s, codes: list[int]) -> list[float]:
     for code in codes:
         if code == END:
             out.append(0.0)
-        elif code < 3:  # harvest
+        elif code < BUY:  # harvest
             out.append(_harvest_score(s, code - HARVEST, fields, hand, held, base_hand, late))
         elif code == BUY:
             out.append(_buy_score(s, fields, hand, base_hand))
