@@ -44,7 +44,9 @@ def redis_server() -> Iterator[RedisServer]:
 @pytest.fixture
 def server(redis_server: RedisServer) -> Iterator[Gunicorn]:
     """gunicorn, 2 gthread workers, on the private Redis; stopped afterwards."""
-    with Gunicorn(redis_server.url, workers=2, threads=48, ping=2.0) as running:
+    # Every game is joined from this one address: lift the join-code guard (10 a minute).
+    with Gunicorn(redis_server.url, workers=2, threads=48, ping=2.0,
+                  extra_env={"ALCABOHNE_JOIN_LIMIT": "1000000"}) as running:
         yield running
 
 
