@@ -3,9 +3,10 @@
 One hub per app (so per gunicorn worker). On the first socket it makes the worker's ONE store
 subscription (Redis: the store's PSUBSCRIBE, made before its listener thread starts; embedded stores:
 the in-process broker). It keeps a registry game id -> connections behind a lock. A nudge
-(game_id, version) is rendered once per game and once per seat (one load, one `engine.view` per seat,
-one JSON encoding per seat) and queued on each connection; each connection's own handler thread sends
-(api.ws), so a slow or vanished client never blocks the listener thread or another socket.
+(game_id, version) goes to one of a few renderer threads (always the same one for a game), which
+renders it once per game and once per seat (one read, one `engine.view` per seat, one JSON encoding
+per seat) and gives each connection its frame: sent at once when the socket is idle, else queued for
+the connection's own handler thread (api.ws), so a slow or vanished client never blocks another socket.
 
 Presence goes through the store (`set_presence` / `online_seats`, expiring entries refreshed by a
 heartbeat thread), so it is right across workers and hosts, and a worker killed with its sockets
@@ -35,6 +36,11 @@ CLOSE = object()  # end the connection (revoked token, overflow)
 
 # A client that lets this many frames pile up unsent is not reading: drop it (it will resync).
 OUTBOX_LIMIT = 512
+# Threads per process that read and render pushed games. The listener thread only dispatches: one game's
+# read (a store round trip) no longer holds up every other game's push. A game always goes to the same
+# renderer, so its versions are rendered in order and read once per nudge.
+RENDERERS = 4
+_STOP = object()
 
 
 def encode(message: dict) -> str:
@@ -138,6 +144,7 @@ class Hub:
         self._games: dict[str, set[Connection]] = {}
         self._cancel: Callable[[], None] | None = None
         self._heartbeat: threading.Thread | None = None
+        self._renderers: list[tuple[queue.SimpleQueue, threading.Thread]] = []
         self._stop = threading.Event()
         # Presence has no version: reads and offers go in one order, so a socket never ends up with
         # an older read offered after a newer one.
@@ -159,6 +166,12 @@ class Hub:
                     self._on_nudge, on_reset=self._on_reset, on_presence=self._on_presence)
                 self._heartbeat = threading.Thread(target=self._beat, name="hub-presence", daemon=True)
                 self._heartbeat.start()
+                for i in range(RENDERERS):
+                    inbox: queue.SimpleQueue = queue.SimpleQueue()
+                    thread = threading.Thread(target=self._render_loop, args=(inbox,), name=f"hub-render-{i}",
+                                              daemon=True)
+                    thread.start()
+                    self._renderers.append((inbox, thread))
             self._games.setdefault(conn.game_id, set()).add(conn)
         if conn.seat is not None:
             try:
@@ -191,15 +204,20 @@ class Hub:
             return [c for conns in self._games.values() for c in conns]
 
     def close(self) -> None:
-        """Cancel the subscription and stop the heartbeat (the sockets' handlers end on their own)."""
+        """Cancel the subscription, stop the heartbeat and the renderers (the sockets' handlers end on
+        their own)."""
         with self._lock:
             cancel, self._cancel = self._cancel, None
             beat, self._heartbeat = self._heartbeat, None
+            renderers, self._renderers = self._renderers, []
         self._stop.set()
         if cancel is not None:
             cancel()
-        if beat is not None and beat is not threading.current_thread():
-            beat.join(timeout=5)
+        for inbox, _thread in renderers:
+            inbox.put(_STOP)
+        for thread in [beat, *(thread for _inbox, thread in renderers)]:
+            if thread is not None and thread is not threading.current_thread():
+                thread.join(timeout=5)
 
     # ------------------------------------------------------------------ rendering
 
@@ -249,16 +267,30 @@ class Hub:
     # ------------------------------------------------------------------ store callbacks
 
     def _on_nudge(self, game_id: str, version: int) -> None:
-        """A commit of `game_id` reached `version`: push it to the local sockets (listener thread)."""
+        """A commit of `game_id` reached `version`: hand it to the game's renderer (listener thread)."""
         conns = self.connections(game_id)
         if not conns or all(conn.version >= version for conn in conns):
             return  # not ours, or already sent (the acting socket gets its state with the ack)
-        self._refresh(game_id, conns)
+        renderers = self._renderers
+        if renderers:
+            renderers[hash(game_id) % len(renderers)][0].put((game_id, version))
 
     def push_local(self, game_id: str, version: int) -> None:
-        """Bring this process's sockets of `game_id` to `version` now (called right after a commit made
-        here: the local opponent need not wait for the store's nudge). Never raises."""
-        self._on_nudge(game_id, version)
+        """Bring this process's sockets of `game_id` to `version` now, on the calling thread (right after
+        a commit made here: the local opponent need not wait for the store's nudge). Never raises."""
+        self._push(game_id, version)
+
+    def _push(self, game_id: str, version: int) -> None:
+        conns = self.connections(game_id)
+        if conns and any(conn.version < version for conn in conns):
+            self._refresh(game_id, conns)
+
+    def _render_loop(self, inbox: queue.SimpleQueue) -> None:
+        while (item := inbox.get()) is not _STOP:
+            try:
+                self._push(*item)
+            except Exception:  # a bug in one push must not stop the pushes of other games
+                log.exception("push of %s v%s failed", *item)
 
     def _refresh(self, game_id: str, conns: list[Connection]) -> None:
         try:

@@ -101,3 +101,9 @@ SCHEMA = {
     },
     "oneOf": [{"$ref": "#/$defs/clientMessage"}, {"$ref": "#/$defs/serverMessage"}],
 }
+
+
+if __name__ == "__main__":  # python -m api.ws_schema > docs/websocket.schema.json
+    import json
+
+    print(json.dumps(SCHEMA, indent=2))

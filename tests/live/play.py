@@ -101,7 +101,9 @@ class Bot:
                 try:
                     if pending is not None:
                         self.live.action(pending[2], pending[1], pending[0])
-                        answer = self.live.wait(lambda f, i=pending[0]: f.get("id") == i, timeout=5)
+                        # keep: the state of the move may come before its ack
+                        answer = self.live.wait(lambda f, i=pending[0]: f.get("id") == i, timeout=5,
+                                                keep=True)
                         if answer["type"] == "ack":
                             self.acked.append(answer["version"])
                         elif answer["code"] != "stale_version":

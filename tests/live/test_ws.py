@@ -227,7 +227,7 @@ def test_actions_over_the_socket_get_ack_or_the_http_error_codes(mem_live: Live)
     def answer(sock: LiveSocket, action, at: int, **extra) -> dict:
         msg_id = str(uuid.uuid4())
         sock.send({"type": "action", "id": msg_id, "version": at, "action": action, **extra})
-        return sock.wait(lambda f: f.get("id") == msg_id)
+        return sock.wait(lambda f: f.get("id") == msg_id, keep=True)
 
     legal = state["view"]["legal_actions"][0]
     assert answer(other, legal, version)["code"] == "not_your_turn"
@@ -398,7 +398,8 @@ def test_origins_are_checked_only_when_configured(no_leaked_threads) -> None:
 def test_the_schema_is_served_and_matches_the_docs(mem_live: Live) -> None:
     served = mem_live.http.call("GET", "/ws.schema.json")
     assert served == json.loads(json.dumps(SCHEMA))
-    assert json.loads((ROOT / "docs" / "websocket.schema.json").read_text()) == served
+    documented = json.loads((ROOT / "docs" / "websocket.schema.json").read_text())
+    assert documented == served, "regenerate: python -m api.ws_schema > docs/websocket.schema.json"
 
 
 def test_a_transferred_seat_ends_the_old_devices_socket(mem_live: Live) -> None:
