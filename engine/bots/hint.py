@@ -51,7 +51,7 @@ def _reason(action: dict, view: dict) -> tuple[str, str]:
         n = view["display"].count(action["bean"])
         return "take_bundle", f"The {NAMES_EN[action['bean']]} bundle (x{n}) grows your field for free."
     if t == "discard_display":
-        return "discard", (f"No field wants the {NAMES_EN[action['bean']]} bundle: "
+        return "discard", (f"Planting the {NAMES_EN[action['bean']]} bundle would crowd your fields; "
                            "discarding it costs nothing (R63).")
     if t == "give_display":
         return "feed_boss", (f"The {NAMES_EN[action['bean']]} bundle helps you least; "

@@ -51,7 +51,8 @@ async function call(method, path, { token, body, headers = {}, timeout = 10000 }
   return data;
 }
 
-export const createGame = (mode) => call('POST', '/games', { body: { mode } });
+/** Create a game; with `bot` (random, greedy, mc) the computer takes the second seat at once. */
+export const createGame = (mode, bot = null) => call('POST', '/games', { body: bot ? { mode, bot } : { mode } });
 export const joinGame = (code) => call('POST', '/games/join', { body: { code } });
 export const getGame = (id, token) => call('GET', `/games/${encodeURIComponent(id)}`, { token });
 /** A suggested move for the token's seat on its turn: {action, reason_code, reason, version}. */

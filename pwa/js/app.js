@@ -56,12 +56,12 @@ function App() {
     return t(key) === key ? t('err.generic', { msg: err.message }) : t(key);
   };
 
-  const newGame = async (mode, hotseat = false) => {
+  const newGame = async (mode, hotseat = false, bot = null) => {
     setBusy(true);
     setError(null);
     try {
-      const r = await api.createGame(mode);
-      store.addToken(r.game_id, r.seat, r.token, { mode, created: Date.now() });
+      const r = await api.createGame(mode, bot);
+      store.addToken(r.game_id, r.seat, r.token, { mode, bot, created: Date.now() });
       if (hotseat && r.join_code) {
         const j = await api.joinGame(r.join_code);
         store.addToken(r.game_id, j.seat, j.token, { hotseat: true });
@@ -101,11 +101,11 @@ function App() {
   if (route.name === 'game' || route.name === 'watch') {
     const id = route.id;
     return html`<${Game} key=${`${route.name}:${id}`} id=${id} watch=${route.name === 'watch'} langSwitch=${langSwitch}
-      onHome=${() => go('#/')} onRematch=${(mode, hotseat) => newGame(mode, hotseat)} />`;
+      onHome=${() => go('#/')} onRematch=${(mode, hotseat, bot) => newGame(mode, hotseat, bot)} />`;
   }
   const ios = /iphone|ipad/i.test(navigator.userAgent) && !navigator.standalone;
   return html`<div class="shell"><header class="bar"><span></span>${langSwitch}</header>
-    <${Home} onNew=${(m) => newGame(m)} onJoin=${join} error=${error} busy=${busy || route.name === 'join'}
+    <${Home} onNew=${(m, bot) => newGame(m, false, bot)} onJoin=${join} error=${error} busy=${busy || route.name === 'join'}
       install=${install} iosHint=${ios} onInstall=${async () => {
         if (!installEvent) return;
         installEvent.prompt();

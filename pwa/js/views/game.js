@@ -93,7 +93,8 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
   };
   const rematch = () => {
     store.forgetGame(id);
-    onRematch(view.mode, session.hotseat);
+    const bot = s.seats.find((x) => x.bot);
+    onRematch(view.mode, session.hotseat, bot ? bot.bot : null);
   };
 
   let body;

@@ -7,6 +7,7 @@ import * as store from '../store.js';
 
 function modeName(g) {
   if (g.mode === 'solo') return t('home.mode.solo');
+  if (g.bot) return t('home.mode.bot');
   return g.hotseat ? t('home.mode.hotseat') : t('home.mode.duo');
 }
 
@@ -26,6 +27,7 @@ export function Home({ onNew, onJoin, error, busy, install, onInstall, iosHint }
     <div class="newgame">
       <button type="button" class="big primary" data-new="solo" disabled=${busy} onClick=${() => onNew('solo')}>${t('home.new_solo')}</button>
       <button type="button" class="big" data-new="duo" disabled=${busy} onClick=${() => onNew('duo')}>${t('home.new_duo')}</button>
+      <button type="button" class="big" data-new="bot" disabled=${busy} onClick=${() => onNew('duo', 'mc')}>${t('home.new_bot')}</button>
     </div>
     <form class="join" onSubmit=${submit}>
       <h2>${t('home.join')}</h2>

@@ -96,9 +96,11 @@ function Hand({ me, tg, ctx }) {
 function Player({ p, idx, ctx, tg, own }) {
   const title = own ? t('table.fields') : t('table.player', { n: idx + 1 });
   // Presence comes only over the socket; without it we say nothing rather than guess.
-  const away = !own && ctx.online && ctx.online[idx] === false;
+  const seatInfo = (ctx.seats || []).find((x) => x.seat === idx);
+  const bot = !own && seatInfo && seatInfo.bot;
+  const away = !own && !bot && ctx.online && ctx.online[idx] === false;
   return html`<section class=${`player${own ? ' own' : ''}${ctx.view.active === idx ? ' active' : ''}`} aria-label=${title}>
-    <h2 class="sub">${title} <span class="meta">${t('table.coins', { n: p.coins })}${own ? '' : ` · ${t('table.hand.size', { n: p.hand_size })}`}${away ? ` · ${t('table.away')}` : ''}</span></h2>
+    <h2 class="sub">${title} <span class="meta">${t('table.coins', { n: p.coins })}${own ? '' : ` · ${t('table.hand.size', { n: p.hand_size })}`}${away ? ` · ${t('table.away')}` : ''}${bot ? ` · ${t('table.bot')}` : ''}</span></h2>
     <ul class="fields">${p.fields.map((f, i) => html`<${Field} i=${i} f=${f} worth=${p.harvest_values ? p.harvest_values[i] : undefined}
       acts=${own ? tg.fields[i] : null} ctx=${ctx} />`)}</ul>
   </section>`;
@@ -119,7 +121,7 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
   const locked = Boolean(s.pending || s.busy);
   const legal = locked ? [] : view.legal_actions || [];
   const tg = targets(legal, sel);
-  const ctx = { view, seat, sel, setSel, onAct, locked, hidden, online: s.online };
+  const ctx = { view, seat, sel, setSel, onAct, locked, hidden, online: s.online, seats: s.seats };
   const banner = bannerText(view, { seat, busy: s.busy, watch });
   const myTurn = legal.length > 0;
   const others = view.players.map((p, i) => [p, i]).filter(([, i]) => i !== seat);
