@@ -22,6 +22,9 @@ The HTTP API of Al Cabohne Online (the contract is PROTOCOL.md §6).
 * Every accepted action, join and transfer raises `version` by exactly 1. Send the version you based
   your move on; a stale one gets 409 `stale_version` with the current version and view. Send a fresh
   `Idempotency-Key` per action and reuse it on retry: the retry gets the first answer.
+* Against the computer: create with `"bot"` (duo); the bot's moves follow yours, each its own version.
+  `GET /games/{id}/hint` suggests a move on your turn. Every answer carries `seed_commitment`; once the
+  game is over `GET /games/{id}/record` reveals seed and salt (`alcabohne verify RECORD.json`).
 * Games stay resumable 30 days after their last change, finished games 7 days; a duo game whose second
   seat is free expires after 24 hours.
 * Errors are `application/problem+json` (RFC 9457) with a stable `code`:
