@@ -1,7 +1,7 @@
 """Push latency of live play: action sent on one socket -> the opponent's socket has the new state.
 
     .venv/bin/python tests/perf/push_bench.py [--games 200] [--duration 30] [--interval 1.0]
-                                              [--ramp 400,600,800,1000] [--slice 5]
+                                              [--ramp 400,800,1600] [--slice 5]
 
 Starts a private redis-server (AOF everysec, as deploy/) and gunicorn with 2 gthread workers (the
 baseline relay enabled by ALCABOHNE_WS_BASELINE=1), then, on that same server:
@@ -13,7 +13,8 @@ baseline relay enabled by ALCABOHNE_WS_BASELINE=1), then, on that same server:
              one sends a frame the size of an average state, measured to the other's receipt.
    Both sets stay open the whole time and the two phases alternate in slices of `slice` seconds,
    so that both see the same machine (other processes included).
-3. ramp:     the game phase alone with more games, to find the most open sockets held with p99 < 50 ms.
+3. ramp:     the game phase alone, plus 400, 800, ... idle sockets (watchers of a quiet game), to find
+             the most open sockets held while the games' p99 stays under 50 ms.
 
 A drop is a state (or relayed frame) that did not arrive within 5 s. Client and server share the
 machine, so these are upper bounds for the server. Prints one line per phase and a summary.
@@ -220,17 +221,17 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=30.0, help="seconds measured per phase")
     ap.add_argument("--interval", type=float, default=1.0, help="mean seconds between moves of a game")
     ap.add_argument("--slice", type=float, default=5.0, help="seconds per alternation game/baseline")
-    ap.add_argument("--ramp", default="400,600,800,1000", help="game counts for the socket ramp ('' = none)")
+    ap.add_argument("--ramp", default="400,800,1600", help="idle sockets for the ramp ('' = none)")
     args = ap.parse_args()
     ramp = [int(n) for n in args.ramp.split(",") if n]
-    most = max([args.games, *ramp])
+    most = max([4 * args.games, 2 * args.games + max(ramp, default=0)])
 
     server = RedisServer()
     server.start()
     try:
         with redis.Redis.from_url(server.url) as admin:
             admin.config_set("appendfsync", "everysec")  # as deploy/redis.conf, not the tests' "always"
-        threads = threads_for(max(4 * args.games, 2 * most), 2)
+        threads = threads_for(most, 2)
         gunicorn = Gunicorn(server.url, workers=2, threads=threads, ping=25.0,
                             extra_env={"ALCABOHNE_WS_BASELINE": "1", "ALCABOHNE_WS_DEBUG": "0",
                                        "ALCABOHNE_JOIN_LIMIT": "1000000"})
@@ -261,26 +262,38 @@ def main() -> int:
                   f"{results['baseline']}", flush=True)
             ok = results["game"].get("p99", 1e9) < 50 and not game.drops and not game.errors
             best = sockets if ok else 0
-            for count in ramp:
-                setups = open_games(gunicorn.url, count)
-                stats = Stats()
-                try:
-                    _drive(_play_game, setups, stats, args.duration / 2, args.interval)
-                finally:
-                    close_games(setups)
-                line = {"sockets": 2 * count, **stats.summary()}
-                results[f"ramp_{count}"] = line
-                print(f"ramp      {count} games, {2 * count} sockets: {line}", flush=True)
-                if line.get("p99", 1e9) < 50 and not stats.drops and not stats.errors:
-                    best = max(best, 2 * count)
-                else:
-                    break
+            # Ramp: the same games again, plus more and more idle sockets (watchers of a quiet game).
+            active = open_games(gunicorn.url, args.games)
+            idle_game = HttpApi(gunicorn.url).create("solo")["game_id"]
+            idle: list[LiveSocket] = []
+            try:
+                for extra in ramp:
+                    idle += _open_all(lambda _i: LiveSocket(gunicorn.url, idle_game, None).connect(),
+                                      extra - len(idle))
+                    stats = Stats()
+                    _drive(_play_game, active, stats, args.duration / 2, args.interval)
+                    held = 2 * args.games + len(idle)
+                    line = {"sockets": held, **stats.summary()}
+                    results[f"ramp_{held}"] = line
+                    print(f"ramp      {args.games} games + {len(idle)} idle sockets ({held} sockets): {line}",
+                          flush=True)
+                    if line.get("p99", 1e9) < 50 and not stats.drops and not stats.errors:
+                        best = max(best, held)
+                    else:
+                        break
+            finally:
+                close_games(active)
+                _open_all(lambda i: idle[i].close(), len(idle))
             ratio = results["game"]["p99"] / results["baseline"]["p99"]
             print(f"\nsummary: game p50 {results['game']['p50']} ms p99 {results['game']['p99']} ms, "
                   f"baseline p50 {results['baseline']['p50']} ms p99 {results['baseline']['p99']} ms, "
                   f"p99 ratio {ratio:.2f} (target <= 2), drops {results['game']['drops']}, "
                   f"most sockets with p99 < 50 ms: {best}")
             print(json.dumps(results))
+        except BaseException:
+            gunicorn.stop()
+            print("gunicorn's log (tail):\n" + gunicorn.log.decode(errors="replace")[-3000:], file=sys.stderr)
+            raise
         finally:
             gunicorn.stop()
     finally:
