@@ -7,6 +7,7 @@ every time, so the game is fast and deterministic in shape); the tests then read
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -165,6 +166,28 @@ def test_the_service_hands_the_bot_nothing_but_its_seat_view(monkeypatch):
 
 def stored_seed(store, game_id: str) -> int:
     return stored(store, game_id)[1]["k"][0]
+
+
+def test_every_bot_version_is_published(mem: MemoryStore, api):
+    seen, done = [], threading.Event()
+
+    def on_commit(game_id: str, version: int) -> None:
+        seen.append(version)
+        done.set()
+
+    cancel = mem.subscribe(on_commit)
+    try:
+        body = api.post(f"{API}/games", json={"mode": "duo", "bot": "greedy", "dealer": 0}).get_json()
+        assert body["version"] > 2  # the bot started: several commits inside the create request
+        assert done.wait(5)
+        for _ in range(100):  # the broker delivers on its own thread
+            if len(seen) == body["version"] - 1:
+                break
+            done.clear()
+            done.wait(0.05)
+        assert seen == list(range(2, body["version"] + 1))
+    finally:
+        cancel()
 
 
 def test_a_bot_due_to_move_is_moved_by_the_next_read(monkeypatch, api):
