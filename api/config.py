@@ -39,9 +39,9 @@ class Config:
     PROXY_COUNT = 0
 
     # Bots (POST /games {"bot": ...}): the mc bot's playouts per decision on the server. The bot moves
-    # inside the human's request, so its budget is latency. On a loaded 2-core machine the engine's
-    # default (96) took p99 1.1 s per move and up to 6 s for a whole bot turn; 32 takes p99 ~0.1 s per
-    # move and ~0.4 s per turn (README "Bots, hints and records").
+    # inside the human's request, so its budget is latency. On a 2-core machine at load 7-8 the
+    # engine's default (96) took p99 1.1 s per move and up to 6 s for a whole bot turn; 32 takes median
+    # 33 ms, p99 0.5 s (max 0.9 s) per move, p99 1.2 s per turn (README "Bots, hints and records").
     BOT_MC_PLAYOUTS = 32
 
     # Register the bare Redis GET+SET endpoint used by tests/perf/api_bench.py as a baseline.
