@@ -18,7 +18,7 @@ def test_pushes_and_presence_on_the_embedded_store(tmp_path) -> None:
         socks = [LiveSocket(server.url, game_id, tokens[seat]) for seat in (0, 1)]
         try:
             for sock in socks:
-                sock.connect().wait(lambda f: f["type"] == "state")
+                sock.connect().wait(lambda f: f["type"] == "state", keep=True)  # presence may come first
             socks[0].wait(lambda f: f["type"] == "presence" and all(s["online"] for s in f["seats"]))
             for _ in range(4):
                 answer = move(http, game_id, tokens)

@@ -114,7 +114,7 @@ def test_a_move_reaches_the_other_seat_on_every_store(live: Live) -> None:
     game_id, tokens = duo_game(live.http)
     a = live.socket(game_id, tokens[0])
     b = live.socket(game_id, tokens[1])
-    first = a.wait(is_state())
+    first = a.wait(is_state(), keep=True)  # keep: presence may come first
     assert first["version"] == 2 and first["view"]["seat"] == 0
     assert b.wait(is_state())["view"]["seat"] == 1
     assert presence_of(a.wait(lambda f: f["type"] == "presence" and all(presence_of(f).values()))) == {
