@@ -131,14 +131,28 @@ def _play_game(socks: dict, states: dict, stats: Stats, stop: threading.Event, i
             mine = mover.wait(lambda f, v=frame["version"]: f["type"] == "state" and f["version"] >= v,
                               timeout=DROP_AFTER)
         except TimeoutError:
+            # A refused action is not a lost push: look for its error on the mover's socket.
+            refused = mover_error(mover, msg_id)
             with stats.lock:
-                stats.drops += 1
+                if refused:
+                    stats.errors.append("refused")
+                else:
+                    stats.drops += 1
             return
         except OSError as err:
             with stats.lock:
                 stats.errors.append(repr(err))
             return
         states[1 - active], states[active] = frame, mine
+
+
+def mover_error(sock: LiveSocket, msg_id: str) -> bool:
+    """Return whether an error answer to `msg_id` arrives on `sock` (frames before it are dropped)."""
+    try:
+        sock.wait(lambda f: f.get("id") == msg_id and f["type"] == "error", timeout=0.5)
+    except (TimeoutError, OSError):
+        return False
+    return True
 
 
 def _drive(target, setups: list, stats: Stats, seconds: float, interval: float) -> None:
