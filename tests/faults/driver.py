@@ -36,6 +36,9 @@ from api.netclient import HttpApi, LiveSocket
 RETRY_FOR = 60.0
 # A push that has not arrived after this long counts as late; the mover then reads over HTTP.
 PUSH_WAIT = 5.0
+# What a request whose server died meanwhile raises: refused or reset (OSError), a status line or body
+# cut short (http.client.HTTPException: BadStatusLine, IncompleteRead), a truncated JSON body.
+NO_ANSWER = (OSError, http.client.HTTPException, ValueError)
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Stats:
     retries: int = 0
     replays: int = 0
     reconnects: int = 0  # websocket reconnects of the watchers (drops and resyncs)
+    games: int = 0  # games played (an ended game is replaced by a new one)
     errors: list[str] = field(default_factory=list)
     started: float = 0.0
     ended: float = 0.0
@@ -59,7 +63,7 @@ class Stats:
             return round(statistics.quantiles(values, n=100, method="inclusive")[p - 1], 1)
 
         seconds = max(self.ended - self.started, 1e-9)
-        return {"actions": len(self.action_ms), "seconds": round(seconds, 1),
+        return {"games_played": self.games, "actions": len(self.action_ms), "seconds": round(seconds, 1),
                 "actions_per_s": round(len(self.action_ms) / seconds, 1),
                 "action_p50_ms": q(self.action_ms, 50), "action_p99_ms": q(self.action_ms, 99),
                 "push_p50_ms": q(self.push_ms, 50), "push_p99_ms": q(self.push_ms, 99),
@@ -78,6 +82,7 @@ class Watcher:
         self.arrived: dict[int, float] = {}
         self.view: dict | None = None  # the newest state's view
         self.reconnects = 0
+        self.pid: int | None = None
         self.stop = False
         self.thread = threading.Thread(target=self._run, name=f"watch-{game_id[:6]}", daemon=True)
 
@@ -114,6 +119,8 @@ class Watcher:
                         self.arrived[frame["version"]] = time.monotonic()
                         self.view = frame["view"]
                         self.cond.notify_all()
+                elif frame["type"] == "debug":
+                    self.pid = frame["pid"]  # the worker holding this socket (WS_DEBUG servers)
                 elif frame["type"] == "resync":
                     self.live.close()  # the store's pub/sub was away: hello again with our version
                     self.reconnects += 1
@@ -175,6 +182,7 @@ class Game:
                          for seat, token in self.tokens.items()}
         self.stop = threading.Event()
         self.over = False
+        self.final: dict[int, int] | None = None  # each seat's socket version when retired
         self.thread = threading.Thread(target=self._run, name=f"game-{self.game_id[:6]}", daemon=True)
 
     def _view_of(self, seat: int) -> dict:
@@ -190,7 +198,7 @@ class Game:
                 if game["version"] == self.version:
                     return game["view"]
                 raise AssertionError(f"{self.game_id}: store at v{game['version']}, we hold v{self.version}")
-            except OSError as err:
+            except NO_ANSWER as err:
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"{self.game_id}: cannot read the game: {err}") from err
                 time.sleep(0.1)
@@ -216,7 +224,7 @@ class Game:
             try:
                 status, answer, replayed = post_action(self.base_url, self.game_id, self.tokens[seat], body,
                                                        key)
-            except OSError:
+            except NO_ANSWER:
                 status, answer, replayed = 0, {}, False
             if status == 200:
                 if replayed:
@@ -268,6 +276,16 @@ class Game:
         self.stop.set()
         self.thread.join(timeout=RETRY_FOR + 10)
 
+    def retire(self, converge_within: float = 20.0) -> None:
+        """After the game ended: note where each socket converged, then close them (frees the server's
+        threads for the next game)."""
+        self.thread.join(timeout=5)
+        self.final = {}
+        for seat, watcher in self.watchers.items():
+            watcher.wait_for(self.version, converge_within)
+            self.final[seat] = watcher.version
+            watcher.close()
+
     def close(self) -> None:
         for watcher in self.watchers.values():
             watcher.close()
@@ -275,25 +293,44 @@ class Game:
 
 def run_load(base_url: str, *, games: int, seconds: float, seed: int = 7, drop_every: int = 0,
              fault=None, fault_at: float = 0.0) -> tuple[list[Game], Stats]:
-    """Play `games` games for `seconds`; call `fault()` once after `fault_at` seconds. Return the games
-    (stopped, watchers still open for verify()) and the stats."""
+    """Keep `games` games going for `seconds` (a game that ends is replaced by a new one); call
+    `fault(games so far)` once after `fault_at` seconds. Return every game played (stopped; the sockets of the
+    unfinished ones still open for verify()) and the stats."""
     stats = Stats()
     rng = random.Random(seed)
     played = [Game(base_url, stats, random.Random(rng.random()), drop_every) for _ in range(games)]
     stats.started = time.monotonic()
     for game in played:
         game.start()
-    if fault is not None:
-        time.sleep(fault_at)
-        fault()
-    time.sleep(max(stats.started + seconds - time.monotonic(), 0))
+    pending_fault = fault
+    while (now := time.monotonic()) < stats.started + seconds:
+        if pending_fault is not None and now >= stats.started + fault_at:
+            pending_fault, call = None, pending_fault
+            call(played)
+        for game in played:
+            if game.over and game.final is None:
+                game.retire()
+        while sum(not game.over for game in played) < games:
+            try:
+                game = Game(base_url, stats, random.Random(rng.random()), drop_every)
+            except Exception:  # noqa: BLE001 - the server is away (a fault): try again shortly
+                break
+            game.start()
+            played.append(game)
+        time.sleep(0.1)
     for game in played:
         game.stop.set()
     for game in played:
         game.finish()
     stats.ended = time.monotonic()
     stats.reconnects = sum(w.reconnects for game in played for w in game.watchers.values())
+    stats.games = len(played)
     return played, stats
+
+
+def socket_workers(games: list[Game]) -> set[int]:
+    """Return the pids of the workers holding the games' sockets (servers with WS_DEBUG)."""
+    return {w.pid for game in games for w in game.watchers.values() if w.pid is not None}
 
 
 def verify(games: list[Game], store, *, converge_within: float = 20.0) -> list[str]:
@@ -323,9 +360,11 @@ def verify(games: list[Game], store, *, converge_within: float = 20.0) -> list[s
             if logged != list(range(3, version + 1)):
                 problems.append(f"{game.game_id}: log holds {logged[:5]}... not 3..{version}")
             for seat, watcher in game.watchers.items():
-                if watcher.wait_for(version, converge_within) is None or watcher.version != version:
-                    problems.append(f"{game.game_id}: seat {seat}'s socket holds v{watcher.version}, "
-                                    f"not v{version}")
+                if game.final is None:
+                    watcher.wait_for(version, converge_within)
+                held = game.final[seat] if game.final is not None else watcher.version
+                if held != version:
+                    problems.append(f"{game.game_id}: seat {seat}'s socket holds v{held}, not v{version}")
     finally:
         for game in games:
             game.close()

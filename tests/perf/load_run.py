@@ -19,13 +19,14 @@ import json
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from api.store.redis import RedisStore  # noqa: E402
 from tests.faults.conftest import production_fsync  # noqa: E402
-from tests.faults.driver import run_load, verify  # noqa: E402
+from tests.faults.driver import run_load, socket_workers, verify  # noqa: E402
 from tests.live.servers import Gunicorn  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 
@@ -47,9 +48,12 @@ def main(argv: list[str] | None = None) -> int:
         with Gunicorn(redis_server.url, workers=args.workers, threads=args.threads, ping=25.0,
                       extra_env={"ALCABOHNE_JOIN_LIMIT": "1000000"}) as server:
             faults = {
-                "kill-worker": lambda: os.kill(server.worker_pids()[0], signal.SIGKILL),
-                "restart-redis": lambda: (redis_server.restart(hard=True), production_fsync(redis_server)),
-                "restart-server": server.restart,
+                "kill-worker": lambda games: os.kill(min(socket_workers(games) & set(server.worker_pids())),
+                                                     signal.SIGKILL),
+                # SIGKILL, 1.5 s down (moves meet 503 and are retried), then back with its AOF.
+                "restart-redis": lambda games: (redis_server.kill(), time.sleep(1.5), redis_server.start(),
+                                                production_fsync(redis_server)),
+                "restart-server": lambda games: server.restart(),
             }
             games, stats = run_load(server.url, games=args.games, seconds=args.seconds,
                                     drop_every=3 if args.fault == "drop" else 0,
