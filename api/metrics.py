@@ -1,7 +1,7 @@
 """Prometheus metrics at `GET /metrics` (text format), fed by hooks around the service and the hub.
 
 Nothing here is called from the hot paths' own code: `instrument(app)` (create_app) wraps the
-instance methods `GameService.act`, `Hub.attach`/`detach` and the hub's nudge callback, so api/ws.py,
+instance methods `GameService.act`, `Hub.attach`/`detach` and the hub's per-push step, so api/ws.py,
 api/hub.py and api/service.py stay unaware of metrics.
 
 Several gunicorn workers: each worker is a process with its own counters, and a scrape reaches ONE
@@ -17,8 +17,9 @@ Metrics:
                                                 unavailable, mismatch, error) and transport (http, ws)
   alcabohne_action_seconds{transport}           histogram: time to answer a move (load, apply, commit)
   alcabohne_open_sockets                        gauge: open websockets (summed over live workers)
-  alcabohne_fanout_seconds                      histogram: a store nudge -> its states queued or sent to
-                                                this worker's sockets (the server's part of push latency)
+  alcabohne_fanout_seconds                      histogram: one push of a game: its new state read,
+                                                rendered per seat and queued or sent to this worker's
+                                                sockets (the server's part of push latency)
   alcabohne_active_games{window="300"}          gauge: games with an accepted move in the last 5 minutes
                                                 (asked from the store at scrape time; see ActiveGames)
 """
@@ -63,7 +64,7 @@ ACTION_SECONDS = Histogram(
 # livesum: the sockets of a worker that died (marked dead by gunicorn's child_exit hook) stop counting.
 OPEN_SOCKETS = Gauge("alcabohne_open_sockets", "Open websockets.", multiprocess_mode="livesum")
 FANOUT_SECONDS = Histogram(
-    "alcabohne_fanout_seconds", "A store nudge until its states are queued or sent to this worker's sockets.",
+    "alcabohne_fanout_seconds", "One push: a game's state read, rendered, queued to this worker's sockets.",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0))
 
 # ApiError code -> outcome label (a small, fixed set of label values).
@@ -124,7 +125,7 @@ def _timed_act(act, active: ActiveGames):
 
 def _count_sockets(hub) -> None:
     """Count a socket from a successful attach to its detach (attach may fail after detaching itself)."""
-    attach, detach, on_nudge = hub.attach, hub.detach, hub._on_nudge
+    attach, detach = hub.attach, hub.detach
     lock = threading.Lock()
     live: set[str] = set()
 
@@ -144,14 +145,19 @@ def _count_sockets(hub) -> None:
                     live.discard(conn.id)
                     OPEN_SOCKETS.dec()
 
-    def timed_nudge(game_id, version):
-        started = time.perf_counter()
-        on_nudge(game_id, version)
-        FANOUT_SECONDS.observe(time.perf_counter() - started)
-
     hub.attach, hub.detach = counted_attach, counted_detach
-    # Read by Hub.attach when it subscribes (the first socket), so the store calls the timed one.
-    hub._on_nudge = timed_nudge
+    # The hub's one step per push of a game (read it, render each seat, queue or send to its sockets),
+    # run by its renderer threads for store nudges and by a handler thread for its own moves.
+    refresh = getattr(hub, "_refresh", None)
+    if refresh is not None:
+        def timed_refresh(game_id, conns):
+            started = time.perf_counter()
+            try:
+                return refresh(game_id, conns)
+            finally:
+                FANOUT_SECONDS.observe(time.perf_counter() - started)
+
+        hub._refresh = timed_refresh
 
 
 class ActiveGames:

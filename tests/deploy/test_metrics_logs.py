@@ -29,6 +29,7 @@ def test_moves_and_sockets_are_counted_by_transport_and_outcome() -> None:
     with ThreadServer(MemoryStore()) as server:
         app = server.app
         before = {name: _sample(app, name) for name in (ok_ws, stale_http, "alcabohne_open_sockets")}
+        before_fanout = _sample(app, "alcabohne_fanout_seconds_count")
         http = HttpApi(server.url)
         game_id, tokens = duo_game(http)
         socks = [LiveSocket(server.url, game_id, tokens[seat]).connect() for seat in (0, 1)]
@@ -47,6 +48,7 @@ def test_moves_and_sockets_are_counted_by_transport_and_outcome() -> None:
             assert _sample(app, ok_ws) == before[ok_ws] + 1
             assert _sample(app, stale_http) == before[stale_http] + 1
             assert _sample(app, 'alcabohne_active_games{window="300"}') == 1
+            assert _sample(app, "alcabohne_fanout_seconds_count") > before_fanout
         finally:
             for sock in socks:
                 sock.close()
