@@ -63,7 +63,9 @@ def test_redis_restarted_during_play(server, store, redis_server) -> None:
     games, stats = run_load(server.url, games=GAMES, seconds=10, fault=restart_redis, fault_at=2.5)
     _report("redis kill -9, down 1.5 s, restart", stats)
     assert (verify(games, store), stats.errors) == ([], [])
-    assert stats.retries > 0, "no move met the outage"
+    # The outage shows either as refused moves that were retried or as sockets that had to reconnect
+    # (clients wait for their push before the next move, so a loaded run may see only the latter).
+    assert stats.retries + stats.reconnects > 0, "no client met the outage"
 
 
 def test_client_drops_its_network_mid_move(server, store) -> None:
