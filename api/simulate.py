@@ -88,8 +88,9 @@ def run(mode: str, bots: list[str], games: int, seed: int, jobs: int = 1, budget
         progress=None) -> list[tuple[list[str], dict]]:
     """Play a run; return (seats, result) per game in game order.
 
-    `jobs` > 1 plays games in that many processes. `progress(done, total)` is called after each game.
-    Raises ValueError like `make_jobs`."""
+    `jobs` > 1 plays games in that many spawned processes (so a script calling this with jobs > 1
+    needs the usual `if __name__ == "__main__":` guard); results do not depend on `jobs`.
+    `progress(done, total)` is called after each game. Raises ValueError like `make_jobs`."""
     work = make_jobs(mode, bots, games, seed, budget or {})
     out: list = [None] * len(work)
     done = 0
