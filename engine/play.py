@@ -15,18 +15,12 @@ from .errors import IllegalAction
 from .mafia import add_to_boss, final_harvest
 
 
-def _legal(s) -> dict:
-    """Return {code: None} of the legal actions (ordered), memoised on the state: states never change
-    once returned, and players call legal_actions and then apply on the same state."""
-    m = s._legal
-    if m is None:
-        m = s._legal = dict.fromkeys(rules.legal_codes(s))
-    return m
-
-
 def legal_actions(s) -> list[dict]:
     """Return every legal action of the active seat as fresh action dicts, in a stable order."""
-    return list(map(dict.copy, map(TEMPLATES.__getitem__, _legal(s))))
+    m = s._legal
+    if m is None:
+        m = s._legal = rules.legal_codes(s)
+    return list(map(dict.copy, map(TEMPLATES.__getitem__, m)))
 
 
 def apply(s, action) -> tuple:
@@ -36,12 +30,14 @@ def apply(s, action) -> tuple:
     the rule) for one the rules forbid now; neither changes anything.
     """
     code = parse(action)
-    if code not in _legal(s):
+    m = s._legal
+    if m is None:
+        m = s._legal = rules.legal_codes(s)
+    if code not in m:  # a short list of small ints: a scan is cheaper than building a set
         raise IllegalAction(rules.explain(s, decode(code)))
-    key = KEYS[code]
     n = s.copy()
     events: list[dict] = []
-    _DO[key[0]](n, key, events)
+    _DO_CODE[code](n, KEYS[code], events)
     return n, events
 
 
@@ -53,7 +49,7 @@ def _harvest_field(s, seat: int, i: int, events: list, final: bool = False) -> N
     c = coins(bean, n)
     s.own_seat("coins", seat).extend([bean] * c)
     s.discard = s.discard + [bean] * (n - c)
-    s.own_seat("fields", seat)[i] = None
+    s.own_fields(seat)[i] = None
     e = {"type": "harvest", "seat": seat, "field": i, "bean": bean, "count": n, "coins": c}
     if final:
         e["final"] = True
@@ -80,13 +76,13 @@ def _do_buy(s, key, events):
     s.set_aside = s.set_aside + moved  # R42: kept aside until the next reshuffle
     s.third = s.third[:]
     s.third[a] = True
-    s.own_seat("fields", a).append(None)
+    s.own_fields(a).append(None)
     events.append({"type": "buy_field", "seat": a, "field": len(s.fields[a]) - 1})
 
 
 def _plant(s, bean: str, n: int, i: int, source: str, events: list) -> None:
     a = s.active
-    fields = s.own_seat("fields", a)
+    fields = s.own_fields(a)
     f = fields[i]
     fields[i] = (bean, (f[1] if f else 0) + n)
     events.append({"type": "plant", "seat": a, "source": source, "bean": bean, "count": n, "field": i})
@@ -100,7 +96,7 @@ def _take_bundle(s, bean: str) -> int:
 
 
 def _do_plant_hand(s, key, events):
-    bean = s.own_seat("hands", s.active).pop(0)
+    bean = s.own_hand(s.active).pop(0)
     s.planted += 1
     _plant(s, bean, 1, key[1], "hand", events)
 
@@ -131,7 +127,7 @@ def _do_give_display(s, key, events):
 
 def _do_give_hand(s, key, events):
     index, boss = key[1], key[2]
-    bean = s.own_seat("hands", s.active).pop(index)  # R81: the other cards keep their order
+    bean = s.own_hand(s.active).pop(index)  # R81: the other cards keep their order
     events.append({"type": "give", "seat": s.active, "source": "hand", "bean": bean, "count": 1,
                    "boss": boss, "index": index})
     add_to_boss(s, BOSS_INDEX[boss], bean, 1, events)
@@ -139,7 +135,7 @@ def _do_give_hand(s, key, events):
 
 def _do_pay(s, key, events):
     a, i = s.active, key[1]
-    fields = s.own_seat("fields", a)
+    fields = s.own_fields(a)
     bean, n = fields[i]
     fields[i] = (bean, n - 1) if n > 1 else None
     boss = rules.boss_holding(s.bosses, bean)
@@ -251,7 +247,7 @@ def _end_turn(s, events: list) -> None:
         return
     a = s.active
     s.deck = s.deck[:]
-    hand = s.own_seat("hands", a)
+    hand = s.own_hand(a)
     for _ in range(2):
         if not s.deck and _exhaust(s, events):
             _game_over(s, events)
@@ -302,3 +298,5 @@ _DO = {
     "pay": _do_pay,
     "end_phase": _do_end_phase,
 }
+# The transition of every legal code, so apply needs one lookup.
+_DO_CODE = [_DO[key[0]] for key in KEYS]

@@ -142,13 +142,16 @@ def legal_codes(s) -> list[int]:
                     add(GIVE_DISPLAY + base + k)
             else:
                 add(GIVE_DISPLAY + base + k)
-        for j, c in enumerate(s.hands[a]):
-            k = held.get(c)
-            if k is None:
-                for k in idle:
+        if idle:
+            for j, c in enumerate(s.hands[a]):
+                k = held.get(c)
+                if k is None:
+                    for k in idle:
+                        add(GIVE_HAND + 3 * j + k)
+                else:
                     add(GIVE_HAND + 3 * j + k)
-            else:
-                add(GIVE_HAND + 3 * j + k)
+        else:  # the common case: every boss grows a type, so only cards of those types may go
+            codes += [GIVE_HAND + 3 * j + held[c] for j, c in enumerate(s.hands[a]) if c in held]
     elif phase == "plant":
         hand = s.hands[a]
         if hand and s.planted < 2:

@@ -68,6 +68,19 @@ class State:
         setattr(self, name, outer)
         return inner
 
+    # The three hot cases of own_seat, spelled out (no getattr/setattr): most actions change one.
+    def own_fields(self, seat: int) -> list:
+        """own_seat("fields", seat)."""
+        outer = self.fields = self.fields[:]
+        inner = outer[seat] = outer[seat][:]
+        return inner
+
+    def own_hand(self, seat: int) -> list:
+        """own_seat("hands", seat)."""
+        outer = self.hands = self.hands[:]
+        inner = outer[seat] = outer[seat][:]
+        return inner
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
             return NotImplemented
