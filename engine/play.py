@@ -47,7 +47,7 @@ def _harvest_field(s, seat: int, i: int, events: list, final: bool = False) -> N
     """R21: coins(t, n) cards to the coin stack, the rest onto the discard pile, the field empty."""
     bean, n = s.fields[seat][i]
     c = coins(bean, n)
-    s.own_seat("coins", seat).extend([bean] * c)
+    s.own_coins(seat).extend([bean] * c)
     s.discard = s.discard + [bean] * (n - c)
     s.own_fields(seat)[i] = None
     e = {"type": "harvest", "seat": seat, "field": i, "bean": bean, "count": n, "coins": c}
@@ -70,7 +70,7 @@ def _do_harvest(s, key, events):
 
 def _do_buy(s, key, events):
     a = s.active
-    coins_ = s.own_seat("coins", a)
+    coins_ = s.own_coins(a)
     moved = coins_[-THIRD_FIELD_COST:]
     del coins_[-THIRD_FIELD_COST:]
     s.set_aside = s.set_aside + moved  # R42: kept aside until the next reshuffle
@@ -156,7 +156,6 @@ def _do_end_phase(s, key, events):
 
 def _set_phase(s, phase: str, events: list) -> None:
     s.phase = phase
-    s._legal = None
     events.append({"type": "phase", "phase": phase, "seat": s.active})
 
 

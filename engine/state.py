@@ -34,7 +34,7 @@ class State:
         """Return a copy that shares every list with this state (copy-on-write).
 
         Transitions never change a shared list in place: they replace it (`s.discard = s.discard + x`)
-        or take their own copy first (`own_seat`, `s.deck = s.deck[:]`). The bosses list, changed by
+        or take their own copy first (`own_hand`, `s.deck = s.deck[:]`). The bosses list, changed by
         most Mafia steps, is copied here. Tuples and strings are immutable and shared.
         """
         n = State.__new__(State)
@@ -60,23 +60,22 @@ class State:
         n._legal = None
         return n
 
-    def own_seat(self, name: str, seat: int) -> list:
-        """Give this state its own copy of the per-seat list `name` (hands, fields, coins) of `seat`
-        and return it, ready to be changed in place."""
-        outer = getattr(self, name)[:]
-        inner = outer[seat] = outer[seat][:]
-        setattr(self, name, outer)
-        return inner
-
-    # The three hot cases of own_seat, spelled out (no getattr/setattr): most actions change one.
+    # Give this state its own copy of one seat's list, ready to be changed in place (spelled out per
+    # list rather than getattr/setattr: every action changes at least one of them).
     def own_fields(self, seat: int) -> list:
-        """own_seat("fields", seat)."""
+        """Return this state's own copy of `seat`'s fields."""
         outer = self.fields = self.fields[:]
         inner = outer[seat] = outer[seat][:]
         return inner
 
+    def own_coins(self, seat: int) -> list:
+        """Return this state's own copy of `seat`'s coin pile."""
+        outer = self.coins = self.coins[:]
+        inner = outer[seat] = outer[seat][:]
+        return inner
+
     def own_hand(self, seat: int) -> list:
-        """own_seat("hands", seat)."""
+        """Return this state's own copy of `seat`'s hand."""
         outer = self.hands = self.hands[:]
         inner = outer[seat] = outer[seat][:]
         return inner
