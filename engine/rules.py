@@ -22,22 +22,6 @@ from .actions import (
 from .cards import THIRD_FIELD_COST
 
 
-def fields_for(fields: list, bean: str) -> list[int]:
-    """Return the indexes of the own fields that may take `bean` (R13)."""
-    for i, f in enumerate(fields):
-        if f is not None and f[0] == bean:
-            return [i]
-    return [i for i, f in enumerate(fields) if f is None]
-
-
-def bosses_for(bosses: list, bean: str) -> list[int]:
-    """Return the indexes of the bosses that may take `bean` (R14)."""
-    for i, b in enumerate(bosses):
-        if b is not None and b[0] == bean:
-            return [i]
-    return [i for i, b in enumerate(bosses) if b is None]
-
-
 def boss_holding(bosses: list, bean: str) -> int | None:
     """Return the index of the boss growing `bean`, or None."""
     for i, b in enumerate(bosses):
@@ -45,19 +29,6 @@ def boss_holding(bosses: list, bean: str) -> int | None:
             return i
     return None
 
-
-def harvestable(fields: list) -> list[int]:
-    """Return the fields that may be harvested now: non-empty (R23) and not protected by R22."""
-    big = sum(1 for f in fields if f is not None and f[1] >= 2)
-    out = []
-    for i, f in enumerate(fields):
-        if f is None:
-            continue
-        # R22: a single card is protected while another field holds 2 or more.
-        if f[1] == 1 and big:
-            continue
-        out.append(i)
-    return out
 
 
 def open_pairs(s) -> list[int]:
@@ -79,19 +50,6 @@ def bundles(display: list) -> list[str]:
     return out
 
 
-def boss_must_be_fed(s) -> bool:
-    """R83: is some boss empty while a display bundle or hand card could legally go to it?"""
-    bosses = s.bosses
-    if None not in bosses:
-        return False
-    held = {b[0] for b in bosses if b is not None}
-    return any(c not in held for c in s.display) or any(c not in held for c in s.hands[s.active])
-
-
-def can_buy(s) -> bool:
-    """R40/R41/R43: the active seat does not own the third field and has at least 4 coins."""
-    a = s.active
-    return not s.third[a] and len(s.coins[a]) >= THIRD_FIELD_COST
 
 
 def legal_codes(s) -> list[int]:

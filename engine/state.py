@@ -60,25 +60,21 @@ class State:
         n._legal = None
         return n
 
-    # Give this state its own copy of one seat's list, ready to be changed in place (spelled out per
-    # list rather than getattr/setattr: every action changes at least one of them).
+    # Give this state its own copy of one seat's list, ready to be changed in place.
     def own_fields(self, seat: int) -> list:
         """Return this state's own copy of `seat`'s fields."""
-        outer = self.fields = self.fields[:]
-        inner = outer[seat] = outer[seat][:]
-        return inner
+        self.fields, row = _own_row(self.fields, seat)
+        return row
 
     def own_coins(self, seat: int) -> list:
         """Return this state's own copy of `seat`'s coin pile."""
-        outer = self.coins = self.coins[:]
-        inner = outer[seat] = outer[seat][:]
-        return inner
+        self.coins, row = _own_row(self.coins, seat)
+        return row
 
     def own_hand(self, seat: int) -> list:
         """Return this state's own copy of `seat`'s hand."""
-        outer = self.hands = self.hands[:]
-        inner = outer[seat] = outer[seat][:]
-        return inner
+        self.hands, row = _own_row(self.hands, seat)
+        return row
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
@@ -97,6 +93,13 @@ class State:
         n += sum(f[1] for fs in self.fields for f in fs if f) + sum(b[1] for b in self.bosses if b)
         return n + len(self.treasury) + len(self.display) + len(self.discard) + len(self.deck) + len(
             self.set_aside)
+
+
+def _own_row(rows: list, seat: int) -> tuple[list, list]:
+    """Copy the per-seat list `rows` and its entry for `seat`; return (new rows, new entry)."""
+    rows = rows[:]
+    row = rows[seat] = rows[seat][:]
+    return rows, row
 
 
 def blank(mode: str, seed: int) -> State:
