@@ -144,7 +144,11 @@ def get_game(game_id):
           "idempotency_mismatch")
 def post_action(headers, args, game_id):
     """Make a move."""
-    text, replayed = _service().act(game_id, _token(), args, headers.get("idempotency_key"), _base_url())
+    hub = current_app.extensions.get("alcabohne.hub")
+    # This process's sockets of the game get each commit at once (other processes by the store's nudge).
+    on_commit = (lambda game, entry: hub.push_committed(game_id, game, entry)) if hub is not None else None
+    text, replayed = _service().act(game_id, _token(), args, headers.get("idempotency_key"), _base_url(),
+                                    on_commit=on_commit)
     # Sent as stored (ActionResultSchema describes it): a retry gets the very same bytes.
     resp = current_app.response_class(text, mimetype="application/json")
     if replayed:

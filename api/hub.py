@@ -163,7 +163,7 @@ class Hub:
         with self._lock:
             if self._cancel is None:
                 self._cancel = self._store.subscribe(
-                    self._on_nudge, on_reset=self._on_reset, on_presence=self._on_presence)
+                    self._on_nudge, on_reset=self._on_reset, on_presence=self._on_presence, snapshots=True)
                 self._heartbeat = threading.Thread(target=self._beat, name="hub-presence", daemon=True)
                 self._heartbeat.start()
                 for i in range(RENDERERS):
@@ -266,35 +266,51 @@ class Hub:
 
     # ------------------------------------------------------------------ store callbacks
 
-    def _on_nudge(self, game_id: str, version: int) -> None:
-        """A commit of `game_id` reached `version`: hand it to the game's renderer (listener thread)."""
+    def _on_nudge(self, game_id: str, version: int, snapshot: tuple[str, str] | None = None) -> None:
+        """A commit of `game_id` reached `version` (`snapshot`: its document and log entry, when the
+        store sent them): hand it to the game's renderer (listener thread)."""
         conns = self.connections(game_id)
         if not conns or all(conn.version >= version for conn in conns):
-            return  # not ours, or already sent (the acting socket gets its state with the ack)
+            return  # not ours, or already sent (pushed by the worker that committed it)
         renderers = self._renderers
         if renderers:
-            renderers[hash(game_id) % len(renderers)][0].put((game_id, version))
+            renderers[hash(game_id) % len(renderers)][0].put((game_id, version, snapshot))
 
-    def push_local(self, game_id: str, version: int) -> None:
-        """Bring this process's sockets of `game_id` to `version` now, on the calling thread (right after
-        a commit made here: the local opponent need not wait for the store's nudge). Never raises."""
-        self._push(game_id, version)
+    def push_committed(self, game_id: str, game: Loaded, entry: str) -> None:
+        """Bring this process's sockets of `game_id` to `game` (as just committed here, with its log
+        `entry`) now, on the calling thread: the local sockets need not wait for the store's nudge, and
+        nothing is read back. Never raises: the move is committed whatever happens to a push."""
+        try:
+            conns = self.connections(game_id)
+            if conns and any(conn.version < game.version for conn in conns):
+                self._refresh(game_id, conns, game, entry)
+        except Exception:
+            log.exception("push of %s v%s failed", game_id, game.version)
 
-    def _push(self, game_id: str, version: int) -> None:
+    def _push(self, game_id: str, version: int, snapshot: tuple[str, str] | None) -> None:
         conns = self.connections(game_id)
-        if conns and any(conn.version < version for conn in conns):
+        if not conns or all(conn.version >= version for conn in conns):
+            return
+        if snapshot is None:
             self._refresh(game_id, conns)
+        else:
+            doc, entry = snapshot
+            self._refresh(game_id, conns, Loaded(version, json.loads(doc), doc), entry)
 
     def _render_loop(self, inbox: queue.SimpleQueue) -> None:
         while (item := inbox.get()) is not _STOP:
             try:
                 self._push(*item)
             except Exception:  # a bug in one push must not stop the pushes of other games
-                log.exception("push of %s v%s failed", *item)
+                log.exception("push of %s v%s failed", *item[:2])
 
-    def _refresh(self, game_id: str, conns: list[Connection]) -> None:
+    def _refresh(self, game_id: str, conns: list[Connection], game: Loaded | None = None,
+                 entry: str | None = None) -> None:
+        """Render `game` (None: read the latest version) for `conns`; a store outage tells them to
+        resync."""
         try:
-            game, entry = self._service.latest(game_id)
+            if game is None:
+                game, entry = self._service.latest(game_id)
             self._render(game, entry, conns)
         except ApiError:  # expired meanwhile: nothing to show
             return

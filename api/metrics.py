@@ -146,14 +146,14 @@ def _count_sockets(hub) -> None:
                     OPEN_SOCKETS.dec()
 
     hub.attach, hub.detach = counted_attach, counted_detach
-    # The hub's one step per push of a game (read it, render each seat, queue or send to its sockets),
+    # The hub's one step per push of a game (read it unless given, render each seat, queue or send),
     # run by its renderer threads for store nudges and by a handler thread for its own moves.
     refresh = getattr(hub, "_refresh", None)
     if refresh is not None:
-        def timed_refresh(game_id, conns):
+        def timed_refresh(game_id, conns, *args):
             started = time.perf_counter()
             try:
-                return refresh(game_id, conns)
+                return refresh(game_id, conns, *args)
             finally:
                 FANOUT_SECONDS.observe(time.perf_counter() - started)
 

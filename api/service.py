@@ -14,6 +14,7 @@ import json
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import engine
@@ -55,13 +56,14 @@ class Loaded:
     version: int
     doc: dict
     raw: str
+    parsed: object = None  # the engine state of doc["p"], when the caller has it already
 
     @property
     def seats(self) -> list[str | None]:
         return self.doc["s"]
 
     def state(self):
-        return engine.from_position(self.doc["p"])
+        return self.parsed if self.parsed is not None else engine.from_position(self.doc["p"])
 
     def views(self, seats) -> dict:
         """Return {seat: engine.view for that seat} for each of `seats` (None: the table view), decoding
@@ -235,7 +237,8 @@ class GameService:
                 return code
         raise ApiError("store_unavailable", "no free code found; try again")  # pragma: no cover
 
-    def act(self, game_id: str, token: str | None, body: dict, idem_key: str | None, base_url: str):
+    def act(self, game_id: str, token: str | None, body: dict, idem_key: str | None, base_url: str,
+            on_commit: Callable[[Loaded, str], None] | None = None):
         """Apply `body["action"]` for the caller's seat at `body["version"]`.
 
         Returns (answer, replayed): answer is the JSON text of {game_id, version, seat, view, seats,
@@ -247,6 +250,11 @@ class GameService:
         In a game against a bot, the bot's answering moves are committed (each its own version) after
         the caller's move and before this returns; the answer is the caller's own move (its version),
         as stored for retries. Clients see the bot's versions through the websocket or a GET.
+
+        `on_commit(game, log_entry)`, when given, is called right after each commit this call makes
+        (the caller's move, then each bot move), before anything else: the websocket hub pushes the
+        new version to the sockets of this process from it, without reading the game back. It must
+        not raise.
         """
         game = self._catch_up(game_id, self._load(game_id))
         seat = self._seat(game, token, required=True)
@@ -280,13 +288,14 @@ class GameService:
         doc = dict(game.doc, p=new_pos, u=int(time.time()))
         answer = self._game_body(game_id, game.version + 1, doc, new_state, seat, base_url)
         answer["events"] = engine.redact_events(events, seat)
-        text = dumps(answer)
-        res = self.store.commit(game_id, game.version, dumps(doc), ttl=self._ttl(doc, new_pos["phase"]),
-                                idem_key=idem_key, fingerprint=fingerprint, response=text,
-                                log=log_entry(seat, body["action"], events))
+        text, raw, entry = dumps(answer), dumps(doc), log_entry(seat, body["action"], events)
+        res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, new_pos["phase"]),
+                                idem_key=idem_key, fingerprint=fingerprint, response=text, log=entry)
         self._check_idempotency(res.status)
         if res.status == "ok":
-            self._play_bots(game_id, game.version + 1, doc, new_state)
+            if on_commit is not None:
+                on_commit(Loaded(game.version + 1, doc, raw, new_state), entry)
+            self._play_bots(game_id, game.version + 1, doc, new_state, on_commit)
             return text, False
         if res.status == "duplicate":
             return res.response, True
@@ -295,9 +304,10 @@ class GameService:
 
     # ----------------------------------------------------------------- bots, hints, records
 
-    def _play_bots(self, game_id: str, version: int, doc: dict, state) -> tuple[int, dict, object]:
+    def _play_bots(self, game_id: str, version: int, doc: dict, state,
+                   on_commit: Callable[[Loaded, str], None] | None = None) -> tuple[int, dict, object]:
         """Commit the bot's moves while the game is not over and the bot's seat is to move; return the
-        last (version, doc, state) this call knows of.
+        last (version, doc, state) this call knows of. `on_commit` as in `act`.
 
         The bot decides from `engine.view(state, bot seat)` only, seeded from the game's secret and the
         version it moves from (records.derived_seed). Each move is its own commit (CAS on the version,
@@ -316,11 +326,13 @@ class GameService:
                                         **self.bot_budgets.get(name, {}))
             new_state, events = engine.apply(state, action)
             new_doc = dict(doc, p=engine.to_position(new_state), u=int(time.time()))
-            res = self.store.commit(game_id, version, dumps(new_doc), ttl=self._ttl(new_doc, new_state.phase),
-                                    log=log_entry(seat, action, events))
+            raw, entry = dumps(new_doc), log_entry(seat, action, events)
+            res = self.store.commit(game_id, version, raw, ttl=self._ttl(new_doc, new_state.phase), log=entry)
             if res.status != "ok":
                 break
             version, doc, state = version + 1, new_doc, new_state
+            if on_commit is not None:
+                on_commit(Loaded(version, doc, raw, state), entry)
         return version, doc, state
 
     def _catch_up(self, game_id: str, game: Loaded) -> Loaded:

@@ -320,6 +320,10 @@ class Session:
             if reply is not None and not self.send(reply):
                 return False
 
+    def push_committed(self, game, entry: str) -> None:
+        """on_commit of GameService.act: this process's sockets of the game get the commit now."""
+        self.hub.push_committed(self.game_id, game, entry)
+
     def handle(self, text) -> dict | None:
         """Answer one client message: an action gets ack or error; hello again is ignored."""
         msg = _parse(text)
@@ -339,9 +343,11 @@ class Session:
             return self.error("bad_token", "This socket watches the table: hello with a seat token to act.",
                               msg_id)
         try:
-            answer, _replayed = self.service.act(self.game_id, self.token,
-                                                 {"action": msg["action"], "version": version},
-                                                 msg_id, self.base_url)
+            # Each commit goes to this process's sockets of the game at once (the opponent's first),
+            # straight from what was committed; other processes get it with the store's nudge.
+            answer, _replayed = self.service.act(
+                self.game_id, self.token, {"action": msg["action"], "version": version}, msg_id,
+                self.base_url, on_commit=self.push_committed)
             if isinstance(answer, str):  # the stored answer's JSON text (what an HTTP retry gets)
                 answer = json.loads(answer)
         except ApiError as err:
@@ -350,12 +356,10 @@ class Session:
             return self.error("store_unavailable", "", msg_id)
         if not self.send({"type": "ack", "id": msg_id, "version": answer["version"]}):
             return None
-        # Our own move: send its state now rather than waiting for the store's nudge ...
+        # Our own move's state normally went out with the push above; a replayed answer's did not.
         state = encode({"type": "state", "version": answer["version"], "view": answer["view"],
                         "events": answer.get("events", [])})
         self.conn.offer_state(answer["version"], lambda _previous: state)
-        # ... and to the other sockets of this game in this worker (the nudge then finds them served).
-        self.hub.push_local(self.game_id, answer["version"])
         return None
 
 

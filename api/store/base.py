@@ -121,8 +121,13 @@ class GameStore(ABC):
         *,
         on_reset: Callable[[], None] | None = None,
         on_presence: Callable[[str], None] | None = None,
+        snapshots: bool = False,
     ) -> Callable[[], None]:
         """Call `callback(game_id, version)` after every commit by any process sharing this backend.
+
+        With `snapshots`, the call is `callback(game_id, version, snapshot)`: snapshot is the committed
+        (document, log entry) pair, as `load_latest` would return them for that version, when the
+        backend carries it with the nudge (Redis), else None (then read the game if needed).
 
         Returns a function that cancels the subscription. Delivery is at-most-once (pub/sub): clients
         resync by version. `on_reset()`, when given, is called after nudges may have been lost (Redis:

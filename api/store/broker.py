@@ -32,6 +32,7 @@ class LocalBroker:
         self._lock = threading.Lock()
         self._callbacks: dict[int, Callback] = {}
         self._presence_callbacks: dict[int, PresenceCallback] = {}
+        self._with_snapshot: set[int] = set()  # tokens of callbacks that take the snapshot
         # game id -> {member: (seat, expires at)}, and the online seats last announced per game.
         self._presence: dict[str, dict[str, tuple[int, float]]] = {}
         self._announced: dict[str, list[int]] = {}
@@ -41,9 +42,10 @@ class LocalBroker:
         self._closed = False
 
     def subscribe(
-        self, callback: Callback, on_presence: PresenceCallback | None = None
+        self, callback: Callback, on_presence: PresenceCallback | None = None, *, snapshots: bool = False
     ) -> Callable[[], None]:
         """Register `callback` (and `on_presence`); return a function that cancels them (idempotent).
+        With `snapshots`, callback(game_id, version, snapshot) gets what `publish` was given.
 
         Starts the dispatcher thread on first use, so a store nobody listens to owns no thread.
         Raises StoreUnavailable when the broker (its store) was closed.
@@ -54,6 +56,8 @@ class LocalBroker:
             token = self._next_id
             self._next_id += 1
             self._callbacks[token] = callback
+            if snapshots:
+                self._with_snapshot.add(token)
             if on_presence is not None:
                 self._presence_callbacks[token] = on_presence
             if self._thread is None:
@@ -63,16 +67,18 @@ class LocalBroker:
         def cancel() -> None:
             with self._lock:
                 self._callbacks.pop(token, None)
+                self._with_snapshot.discard(token)
                 self._presence_callbacks.pop(token, None)
 
         return cancel
 
-    def publish(self, game_id: str, version: int) -> None:
-        """Queue one nudge for every current subscriber; returns at once (no-op without subscribers)."""
+    def publish(self, game_id: str, version: int, snapshot: tuple[str, str] | None = None) -> None:
+        """Queue one nudge for every current subscriber; returns at once (no-op without subscribers).
+        `snapshot` is the committed (document, log entry), for subscribers that take it."""
         with self._lock:
             if self._thread is None or self._closed:
                 return
-        self._queue.put((game_id, version))
+        self._queue.put((game_id, version, snapshot))
 
     def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
         """Record, refresh (`ttl` > 0 seconds) or remove (`ttl` <= 0) one connection's entry; queue a
@@ -93,7 +99,7 @@ class LocalBroker:
                 self._announced.pop(game_id, None)
             if self._thread is None or self._closed:
                 return
-        self._queue.put((game_id, None))
+        self._queue.put((game_id, None, None))
 
     def online_seats(self, game_id: str) -> list[int]:
         """Return the seats of `game_id` with an unexpired entry, ascending."""
@@ -130,7 +136,7 @@ class LocalBroker:
             item = self._queue.get()
             if item is _STOP:
                 return
-            game_id, version = item  # type: ignore[misc]
+            game_id, version, snapshot = item  # type: ignore[misc]
             if version is None:  # a presence nudge
                 with self._lock:
                     presence_callbacks = list(self._presence_callbacks.values())
@@ -141,9 +147,13 @@ class LocalBroker:
                         log.exception("store presence subscriber failed for %s", game_id)
                 continue
             with self._lock:
-                callbacks = list(self._callbacks.values())
-            for callback in callbacks:
+                callbacks = list(self._callbacks.items())
+                wants = set(self._with_snapshot)
+            for token, callback in callbacks:
                 try:
-                    callback(game_id, version)
+                    if token in wants:
+                        callback(game_id, version, snapshot)
+                    else:
+                        callback(game_id, version)
                 except Exception:  # one faulty subscriber must not silence the others
                     log.exception("store subscriber failed for %s v%s", game_id, version)

@@ -95,7 +95,7 @@ class MemoryStore(GameStore):
                 self._idem[(game_id, idem_key)] = (fingerprint, response, now + IDEMPOTENCY_TTL)
             version = game.version
         # Outside the lock: the broker only queues, but nothing else needs to wait for it.
-        self._broker.publish(game_id, version)
+        self._broker.publish(game_id, version, (doc, log))
         return CommitResult("ok", version)
 
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
@@ -147,12 +147,13 @@ class MemoryStore(GameStore):
         *,
         on_reset: Callable[[], None] | None = None,
         on_presence: Callable[[str], None] | None = None,
+        snapshots: bool = False,
     ) -> Callable[[], None]:
         """Call `callback(game_id, version)` on the broker thread after each commit of this store.
 
         Returns the cancel function. `on_reset` is accepted and never called: nothing is lost in-process.
         """
-        return self._broker.subscribe(callback, on_presence)
+        return self._broker.subscribe(callback, on_presence, snapshots=snapshots)
 
     def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
         """Record, refresh or (ttl <= 0) remove a connection's presence entry (in-process, like fan-out)."""

@@ -5,7 +5,7 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
     cg:v1:g:{<gid>}:state        hash  v=<version> s=<document>           lifetime = the game's ttl
     cg:v1:g:{<gid>}:idem:<key>   string  JSON [fingerprint, response]       IDEMPOTENCY_TTL
     cg:v1:g:{<gid>}:log          stream  id "<version>-0", field e=<log>   ttl; MAXLEN LOG_LIMIT
-    cg:v1:g:{<gid>}              pub/sub channel; the message is the new version in decimal
+    cg:v1:g:{<gid>}              pub/sub channel; message "<version>\n<document>\n<log entry>"
     cg:v1:g:{<gid>}:presence     zset  "<seat>|<member>" scored by expiry (ms, server clock)
     cg:v1:g:{<gid>}:seats        string  the online seats last announced ("0,1")
     cg:v1:g:{<gid>}:presence     pub/sub channel (also matched by the pattern); message: the seats
@@ -19,6 +19,10 @@ Fan-out: one PSUBSCRIBE `cg:v1:g:*` per store object on its own connection (no s
 checks every 30 s), read by redis-py's listener thread. If that connection drops, redis-py reconnects and
 re-subscribes on the listener's next read; nudges published meanwhile are lost, so the store then calls
 every `on_reset` hook given to `subscribe` (the hub answers by telling its sockets to resync).
+
+A nudge carries the committed document and log entry, so a subscriber renders it without reading the
+game back: one round trip less between a move and the other workers' sockets. A document holding a
+newline (never compact JSON) goes as a bare "<version>", as from an older writer: then subscribers read.
 """
 
 from __future__ import annotations
@@ -72,7 +76,11 @@ if KEYS[3] then
 end
 redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[8], new .. '-0', 'e', ARGV[6])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
-redis.call('PUBLISH', ARGV[9], new)
+if string.find(ARGV[2], '\\n', 1, true) then
+  redis.call('PUBLISH', ARGV[9], new)
+else
+  redis.call('PUBLISH', ARGV[9], new .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[6])
+end
 return {'ok', current + 1}
 """
 
@@ -180,6 +188,7 @@ class RedisStore(GameStore):
         self._callbacks: dict[int, Callable[[str, int], None]] = {}
         self._resets: dict[int, Callable[[], None]] = {}
         self._presence_callbacks: dict[int, Callable[[str], None]] = {}
+        self._with_snapshot: set[int] = set()  # tokens of callbacks that take the nudge's snapshot
         self._next_token = 0
         self._sub_client: redis.Redis | None = None
         self._pubsub: Any = None  # redis.client.PubSub, created by the first subscribe()
@@ -277,8 +286,10 @@ class RedisStore(GameStore):
         *,
         on_reset: Callable[[], None] | None = None,
         on_presence: Callable[[str], None] | None = None,
+        snapshots: bool = False,
     ) -> Callable[[], None]:
-        """Call `callback(game_id, version)` on the listener thread after every commit by any process.
+        """Call `callback(game_id, version)` on the listener thread after every commit by any process
+        (with `snapshots`: `callback(game_id, version, (document, log entry) or None)`, see GameStore).
 
         `on_reset()` is called (on the same thread) after the pub/sub connection was lost and restored:
         nudges may have been missed, so every client should resync. `on_presence(game_id)` is called
@@ -297,10 +308,13 @@ class RedisStore(GameStore):
                 self._resets[token] = on_reset
             if on_presence is not None:
                 self._presence_callbacks[token] = on_presence
+            if snapshots:
+                self._with_snapshot.add(token)
 
         def cancel() -> None:
             with self._sub_lock:
                 self._callbacks.pop(token, None)
+                self._with_snapshot.discard(token)
                 self._resets.pop(token, None)
                 self._presence_callbacks.pop(token, None)
 
@@ -342,16 +356,24 @@ class RedisStore(GameStore):
         game_id = _game_of_channel(channel)
         if game_id is None:
             return
+        head, _, rest = message["data"].partition("\n")
         try:
-            version = int(message["data"])
+            version = int(head)
         except (TypeError, ValueError):
-            log.warning("ignoring malformed nudge on %s: %r", message["channel"], message["data"])
+            # Never the message itself in the log: it holds the document (seed, token hashes).
+            log.warning("ignoring malformed nudge on %s", channel)
             return
+        doc, sep, entry = rest.partition("\n")
+        snapshot = (doc, entry) if sep else None
         with self._sub_lock:
-            callbacks = list(self._callbacks.values())
-        for callback in callbacks:
+            callbacks = list(self._callbacks.items())
+            wants = set(self._with_snapshot)
+        for token, callback in callbacks:
             try:
-                callback(game_id, version)
+                if token in wants:
+                    callback(game_id, version, snapshot)
+                else:
+                    callback(game_id, version)
             except Exception:  # one faulty subscriber must not silence the others
                 log.exception("store subscriber failed for %s v%s", game_id, version)
 

@@ -161,7 +161,7 @@ class SqliteStore(GameStore):
                 "DELETE FROM log WHERE game_id=? AND version<=?", (game_id, new_version - LOG_LIMIT)
             )
         # Published only after COMMIT succeeded, so a subscriber that reloads sees the new version.
-        self._broker.publish(game_id, new_version)
+        self._broker.publish(game_id, new_version, (doc, log))
         return CommitResult("ok", new_version)
 
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
@@ -226,13 +226,14 @@ class SqliteStore(GameStore):
         *,
         on_reset: Callable[[], None] | None = None,
         on_presence: Callable[[str], None] | None = None,
+        snapshots: bool = False,
     ) -> Callable[[], None]:
         """Call `callback(game_id, version)` on the broker thread after each commit through this object.
 
         In-process only (see the module docstring). Returns the cancel function. `on_reset` is accepted
         and never called: nothing is lost in-process.
         """
-        return self._broker.subscribe(callback, on_presence)
+        return self._broker.subscribe(callback, on_presence, snapshots=snapshots)
 
     def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
         """Record, refresh or (ttl <= 0) remove a connection's presence entry (in-process, like fan-out)."""

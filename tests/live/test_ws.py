@@ -127,6 +127,33 @@ def test_a_move_reaches_the_other_seat_on_every_store(live: Live) -> None:
             assert frame["events"]  # one version behind: the events of that version come along
 
 
+def test_a_commit_reaches_every_socket_without_reading_the_game_back(live: Live) -> None:
+    """DESIGN §1 fan-out at its cheapest: the committing process pushes what it committed to its own
+    sockets, and the nudge carries the document to the others, so no socket waits for a store read."""
+    game_id, tokens = duo_game(live.http)
+    socks = [live.socket(game_id, tokens[0]), live.socket(game_id, tokens[1])]
+    views = [sock.wait(is_state(2), keep=True)["view"] for sock in socks]
+    reads = []
+    load_latest = live.store.load_latest
+    live.store.load_latest = lambda *args: reads.append(args) or load_latest(*args)
+    try:
+        for i in range(6):
+            if i % 2:  # over HTTP
+                version = move(live.http, game_id, tokens)["version"]
+            else:  # over the socket of the seat to move
+                version, position = live.position(game_id)
+                active = position["active"]
+                socks[active].send({"type": "action", "id": uuid.uuid4().hex, "version": version,
+                                    "action": views[active]["legal_actions"][0]})
+                version += 1
+            for seat, sock in enumerate(socks):
+                views[seat] = sock.wait(is_state(version), keep=True)["view"]
+                assert views[seat]["seat"] == seat
+    finally:
+        live.store.load_latest = load_latest
+    assert reads == []
+
+
 def test_every_frame_is_documented_and_states_come_in_order(mem_live: Live) -> None:
     game_id, tokens = duo_game(mem_live.http)
     a = mem_live.socket(game_id, tokens[0])
