@@ -2,11 +2,13 @@
 
 One hub per app (so per gunicorn worker). On the first socket it makes the worker's ONE store
 subscription (Redis: the store's PSUBSCRIBE, made before its listener thread starts; embedded stores:
-the in-process broker). It keeps a registry game id -> connections behind a lock. A nudge
-(game_id, version) goes to one of a few renderer threads (always the same one for a game), which
-renders it once per game and once per seat (one read, one `engine.view` per seat, one JSON encoding
-per seat) and gives each connection its frame: sent at once when the socket is idle, else queued for
-the connection's own handler thread (api.ws), so a slow or vanished client never blocks another socket.
+the in-process broker). It keeps a registry game id -> connections behind a lock. A commit reaches
+the sockets of the process that made it straight from the committing thread (`push_committed`), and
+the other processes' sockets by the store's nudge, which carries the committed document: the listener
+thread renders it once per seat (one `engine.view` and one JSON encoding per seat, no read) and gives
+each connection its frame: sent at once when the socket is idle, else queued for the connection's own
+handler thread (api.ws), so a slow or vanished client never blocks another socket. A nudge without
+the document (an older writer) goes to a renderer thread, which reads the game first.
 
 Presence goes through the store (`set_presence` / `online_seats`, expiring entries refreshed by a
 heartbeat thread), so it is right across workers and hosts, and a worker killed with its sockets
@@ -36,9 +38,9 @@ CLOSE = object()  # end the connection (revoked token, overflow)
 
 # A client that lets this many frames pile up unsent is not reading: drop it (it will resync).
 OUTBOX_LIMIT = 512
-# Threads per process that read and render pushed games. The listener thread only dispatches: one game's
-# read (a store round trip) no longer holds up every other game's push. A game always goes to the same
-# renderer, so its versions are rendered in order and read once per nudge.
+# Threads per process that read and render pushed games whose nudge came without the document (an older
+# writer): one game's read (a store round trip) must not hold up every other game's push on the listener
+# thread. A game always goes to the same renderer, so its versions are rendered in order.
 RENDERERS = 4
 _STOP = object()
 
@@ -272,6 +274,14 @@ class Hub:
         conns = self.connections(game_id)
         if not conns or all(conn.version >= version for conn in conns):
             return  # not ours, or already sent (pushed by the worker that committed it)
+        if snapshot is not None:
+            # Nothing to read: render here, sparing a hand-over to another thread (the GIL passes
+            # between threads only every few ms under load, which is what a push's tail is made of).
+            try:
+                self._push(game_id, version, snapshot)
+            except Exception:
+                log.exception("push of %s v%s failed", game_id, version)
+            return
         renderers = self._renderers
         if renderers:
             renderers[hash(game_id) % len(renderers)][0].put((game_id, version, snapshot))
