@@ -48,6 +48,9 @@ _CHANNEL_HEAD = PREFIX + "g:{"
 # Reply prefixes of a server that is up but cannot accept writes now: answered as 503, like an outage.
 _UNAVAILABLE_REPLIES = ("MISCONF", "OOM", "READONLY", "MASTERDOWN", "NOREPLICAS", "LOADING", "BUSY")
 
+# Connections per store object (per worker process): enough for far more commands per second than a
+# worker can make, few enough that many workers stay well under Redis's maxclients (10000).
+POOL_SIZE = 64
 # Seconds the listener blocks per read: bounds how long close() waits for the thread to notice.
 _LISTEN_SLICE = 0.25
 # Backoff while the pub/sub connection is down (seconds): first retry, cap.
@@ -163,21 +166,29 @@ class RedisStore(GameStore):
     """Store in the Redis server at `url` (redis:// or rediss://).
 
     `timeout` bounds connecting and each command (seconds). Connecting is lazy: the constructor does
-    not touch the network and never raises StoreUnavailable; the first command does.
+    not touch the network and never raises StoreUnavailable; the first command does. At most
+    `pool_size` connections are open at once (besides the pub/sub one); a thread that finds them all
+    busy waits for one (up to `timeout`) instead of failing.
     """
 
-    def __init__(self, url: str, *, timeout: float = 5.0) -> None:
+    def __init__(self, url: str, *, timeout: float = 5.0, pool_size: int = POOL_SIZE) -> None:
         self.url = url
         # Few, quick retries: the API should answer 503 soon rather than hang on a dead server. A retried
         # commit is safe: with an idempotency key it answers "duplicate", without one "conflict".
-        self._client = redis.Redis.from_url(
+        # A blocking pool: redis-py's default pool raises "Too many connections" (a 503 here) as soon as
+        # more threads than its limit (100) talk at once, which a worker with hundreds of websocket
+        # threads reaches in a burst; a round trip takes well under a millisecond, so waiting is cheap.
+        pool = redis.BlockingConnectionPool.from_url(
             url,
+            max_connections=pool_size,
+            timeout=timeout,
             decode_responses=True,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             health_check_interval=30,
             retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
         )
+        self._client = redis.Redis.from_pool(pool)  # closing the client closes the pool
         self._commit = self._client.register_script(_COMMIT)
         self._create = self._client.register_script(_CREATE)
         self._hit = self._client.register_script(_HIT)

@@ -384,6 +384,43 @@ def test_sqlite_reclaims_connections_of_finished_threads(tmp_path) -> None:
 
 
 @pytest.mark.redis
+def test_redis_more_threads_than_connections_wait_instead_of_failing(redis_server) -> None:
+    """A burst of more concurrent callers than the pool holds (websocket threads of a busy worker)
+    waits for a connection: no StoreUnavailable ("Too many connections"), and no more connections."""
+    import redis
+
+    from api.store.redis import RedisStore
+
+    store = RedisStore(redis_server.url, pool_size=2)
+    game_id, failures, most = new_id(), [], [0]
+    store.create(game_id, "v1", HOUR)
+
+    def work() -> None:
+        try:
+            for _ in range(100):
+                store.load(game_id)
+                store.hit("burst", 60)
+        except Exception as err:  # noqa: BLE001 - collected for the assertion
+            failures.append(err)
+
+    try:
+        with redis.Redis.from_url(redis_server.url) as admin:
+            threads = [threading.Thread(target=work) for _ in range(16)]
+            for t in threads:
+                t.start()
+            while any(t.is_alive() for t in threads):
+                most[0] = max(most[0], int(admin.info("clients")["connected_clients"]))
+                time.sleep(0.005)
+            for t in threads:
+                t.join()
+            assert failures == []
+            assert store.hit("burst", 60) == 1601
+            assert most[0] <= 2 + 1  # the pool, plus the admin connection asking
+    finally:
+        store.close()
+
+
+@pytest.mark.redis
 def test_redis_keys_are_hash_tagged_and_expire(redis_server) -> None:
     import redis
 
