@@ -305,7 +305,9 @@ class Hub:
             self._refresh(game_id, conns)
         else:
             doc, entry = snapshot
-            self._refresh(game_id, conns, Loaded(version, json.loads(doc), doc), entry)
+            game = Loaded(version, json.loads(doc), doc)
+            self._service.remember(game_id, game)  # the next move here starts from it (api.recent)
+            self._refresh(game_id, conns, game, entry)
 
     def _render_loop(self, inbox: queue.SimpleQueue) -> None:
         while (item := inbox.get()) is not _STOP:

@@ -21,6 +21,7 @@ import engine
 import engine.bots
 from api import auth, records
 from api.errors import ApiError
+from api.recent import RecentGames
 from api.store.base import GameStore
 from engine.bots import hint as hint_bot
 
@@ -63,7 +64,10 @@ class Loaded:
         return self.doc["s"]
 
     def state(self):
-        return self.parsed if self.parsed is not None else engine.from_position(self.doc["p"])
+        """Return the engine state of the document, decoded once (states are never mutated)."""
+        if self.parsed is None:
+            self.parsed = engine.from_position(self.doc["p"])
+        return self.parsed
 
     def views(self, seats) -> dict:
         """Return {seat: engine.view for that seat} for each of `seats` (None: the table view), decoding
@@ -83,6 +87,7 @@ class GameService:
         self.join_window = join_window
         # Per bot name, the budget keywords of engine.bots.choose (api.config BOT_MC_PLAYOUTS).
         self.bot_budgets = bot_budgets or {}
+        self.recent = RecentGames()  # what a move may start from without a read (api.recent)
 
     # ----------------------------------------------------------------- reading
 
@@ -94,7 +99,13 @@ class GameService:
         if found is None:
             raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")
         version, raw = found
-        return Loaded(version, json.loads(raw), raw)
+        game = Loaded(version, json.loads(raw), raw)
+        self.recent.put(game_id, game)
+        return game
+
+    def remember(self, game_id: str, game: Loaded) -> None:
+        """Note a version of `game_id` committed elsewhere (the hub calls this with each nudge)."""
+        self.recent.put(game_id, game)
 
     @staticmethod
     def _seat(game: Loaded, token: str | None, *, required: bool) -> int | None:
@@ -256,9 +267,11 @@ class GameService:
         new version to the sockets of this process from it, without reading the game back. It must
         not raise.
         """
-        game = self._catch_up(game_id, self._load(game_id))
-        seat = self._seat(game, token, required=True)
         expected = body["version"]
+        # The version the move was made at, if this process holds it: no read (see api.recent).
+        game = self.recent.get(game_id, expected) or self._load(game_id)
+        game = self._catch_up(game_id, game)
+        seat = self._seat(game, token, required=True)
         # The same request, whatever the order of its keys: a client may re-serialise it on retry.
         fingerprint = hashlib.sha256(json.dumps([seat, body], sort_keys=True).encode()).hexdigest()
         if expected != game.version:
@@ -293,8 +306,10 @@ class GameService:
                                 idem_key=idem_key, fingerprint=fingerprint, response=text, log=entry)
         self._check_idempotency(res.status)
         if res.status == "ok":
+            committed = Loaded(game.version + 1, doc, raw, new_state)
+            self.recent.put(game_id, committed)
             if on_commit is not None:
-                on_commit(Loaded(game.version + 1, doc, raw, new_state), entry)
+                on_commit(committed, entry)
             self._play_bots(game_id, game.version + 1, doc, new_state, on_commit)
             return text, False
         if res.status == "duplicate":
@@ -331,8 +346,10 @@ class GameService:
             if res.status != "ok":
                 break
             version, doc, state = version + 1, new_doc, new_state
+            committed = Loaded(version, doc, raw, state)
+            self.recent.put(game_id, committed)
             if on_commit is not None:
-                on_commit(Loaded(version, doc, raw, state), entry)
+                on_commit(committed, entry)
         return version, doc, state
 
     def _catch_up(self, game_id: str, game: Loaded) -> Loaded:
