@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
+import engine
 from api.errors import ApiError
 from api.service import GameService, Loaded, entry_events
 from api.store.base import StoreUnavailable
@@ -236,9 +237,11 @@ class Hub:
         with self._presence_lock:
             conn.offer_presence(self._store.online_seats(conn.game_id))
 
-    def _render(self, game: Loaded, raw_events: str | None, conns: list[Connection]) -> None:
+    def _render(self, game: Loaded, raw_events: str | None, conns: list[Connection],
+                last_seat: int | None = None) -> None:
         """Queue `game`'s state for every connection in `conns`, rendering each seat once; `raw_events`
-        (the log entry of game.version) goes along to the sockets that held the version before."""
+        (the log entry of game.version) goes along to the sockets that held the version before. The
+        sockets of `last_seat` (the mover, who knows the move already) are served after the others."""
         live = []
         for conn in conns:
             if conn.seat is not None and game.seats[conn.seat] != conn.token_hash:
@@ -250,13 +253,15 @@ class Hub:
                 live.append(conn)
         if not live:
             return
-        views = game.views({conn.seat for conn in live})
+        if last_seat is not None:
+            live.sort(key=lambda conn: conn.seat == last_seat)
+        state = game.state()
         frames: dict[tuple[int | None, bool], str] = {}
 
         def frame(seat: int | None, with_events: bool) -> str:
             key = (seat, with_events)
-            if key not in frames:
-                message = {"type": "state", "version": game.version, "view": views[seat]}
+            if key not in frames:  # rendered when first needed: the first socket need not wait for others
+                message = {"type": "state", "version": game.version, "view": engine.view(state, seat)}
                 if with_events:
                     message["events"] = entry_events(raw_events, seat)
                 frames[key] = encode(message)
@@ -286,14 +291,15 @@ class Hub:
         if renderers:
             renderers[hash(game_id) % len(renderers)][0].put((game_id, version, snapshot))
 
-    def push_committed(self, game_id: str, game: Loaded, entry: str) -> None:
+    def push_committed(self, game_id: str, game: Loaded, entry: str, mover: int | None = None) -> None:
         """Bring this process's sockets of `game_id` to `game` (as just committed here, with its log
         `entry`) now, on the calling thread: the local sockets need not wait for the store's nudge, and
-        nothing is read back. Never raises: the move is committed whatever happens to a push."""
+        nothing is read back; the `mover` seat's sockets come last. Never raises: the move is committed
+        whatever happens to a push."""
         try:
             conns = self.connections(game_id)
             if conns and any(conn.version < game.version for conn in conns):
-                self._refresh(game_id, conns, game, entry)
+                self._refresh(game_id, conns, game, entry, mover)
         except Exception:
             log.exception("push of %s v%s failed", game_id, game.version)
 
@@ -317,13 +323,13 @@ class Hub:
                 log.exception("push of %s v%s failed", *item[:2])
 
     def _refresh(self, game_id: str, conns: list[Connection], game: Loaded | None = None,
-                 entry: str | None = None) -> None:
-        """Render `game` (None: read the latest version) for `conns`; a store outage tells them to
-        resync."""
+                 entry: str | None = None, last_seat: int | None = None) -> None:
+        """Render `game` (None: read the latest version) for `conns` (`last_seat` last); a store outage
+        tells them to resync."""
         try:
             if game is None:
                 game, entry = self._service.latest(game_id)
-            self._render(game, entry, conns)
+            self._render(game, entry, conns, last_seat)
         except ApiError:  # expired meanwhile: nothing to show
             return
         except StoreUnavailable:

@@ -69,12 +69,6 @@ class Loaded:
             self.parsed = engine.from_position(self.doc["p"])
         return self.parsed
 
-    def views(self, seats) -> dict:
-        """Return {seat: engine.view for that seat} for each of `seats` (None: the table view), decoding
-        the position once (the websocket hub renders one load for every socket of a game)."""
-        state = self.state()
-        return {seat: engine.view(state, seat) for seat in seats}
-
 
 class GameService:
     """All game operations against one store. Thread-safe: it holds no mutable state of its own."""

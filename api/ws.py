@@ -322,7 +322,7 @@ class Session:
 
     def push_committed(self, game, entry: str) -> None:
         """on_commit of GameService.act: this process's sockets of the game get the commit now."""
-        self.hub.push_committed(self.game_id, game, entry)
+        self.hub.push_committed(self.game_id, game, entry, self.conn.seat)
 
     def handle(self, text) -> dict | None:
         """Answer one client message: an action gets ack or error; hello again is ignored."""
