@@ -17,9 +17,10 @@ Metrics:
                                                 unavailable, mismatch, error) and transport (http, ws)
   alcabohne_action_seconds{transport}           histogram: time to answer a move (load, apply, commit)
   alcabohne_open_sockets                        gauge: open websockets (summed over live workers)
-  alcabohne_fanout_seconds                      histogram: one push of a game: its new state read,
-                                                rendered per seat and queued or sent to this worker's
-                                                sockets (the server's part of push latency)
+  alcabohne_fanout_seconds                      histogram: one push of a game: its new state (read
+                                                only when not given) rendered per seat and queued or
+                                                sent to this worker's sockets (the server's part of
+                                                push latency)
   alcabohne_active_games{window="300"}          gauge: games with an accepted move in the last 5 minutes
                                                 (asked from the store at scrape time; see ActiveGames)
 """
@@ -64,7 +65,8 @@ ACTION_SECONDS = Histogram(
 # livesum: the sockets of a worker that died (marked dead by gunicorn's child_exit hook) stop counting.
 OPEN_SOCKETS = Gauge("alcabohne_open_sockets", "Open websockets.", multiprocess_mode="livesum")
 FANOUT_SECONDS = Histogram(
-    "alcabohne_fanout_seconds", "One push: a game's state read, rendered, queued to this worker's sockets.",
+    "alcabohne_fanout_seconds",
+    "One push: a game's state rendered (read first if not given) and queued to this worker's sockets.",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0))
 
 # ApiError code -> outcome label (a small, fixed set of label values).
