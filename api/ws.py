@@ -147,6 +147,9 @@ class Session:
         self.token: str | None = None
         self.conn: Connection | None = None
         self.last_sent = time.monotonic()
+        # True while this socket's own action is being answered: frames pushed meanwhile (the state of
+        # that very move, a bot's answers) wait in the outbox, so the client gets its ack first.
+        self.acting = False
 
     # ------------------------------------------------------------------ sending
 
@@ -167,7 +170,7 @@ class Session:
         Saves the store's listener thread a hand-over to the handler thread on most pushes; a client
         that reads slowly simply gets its frames through the outbox.
         """
-        if not self.send_lock.acquire(blocking=False):
+        if self.acting or not self.send_lock.acquire(blocking=False):
             return False
         try:
             if not self.ws.connected or _unsent(self.raw) != 0:
@@ -342,21 +345,25 @@ class Session:
         if self.token is None:
             return self.error("bad_token", "This socket watches the table: hello with a seat token to act.",
                               msg_id)
+        self.acting = True
         try:
-            # Each commit goes to this process's sockets of the game at once (the opponent's first),
-            # straight from what was committed; other processes get it with the store's nudge.
-            answer, _replayed = self.service.act(
-                self.game_id, self.token, {"action": msg["action"], "version": version}, msg_id,
-                self.base_url, on_commit=self.push_committed)
-            if isinstance(answer, str):  # the stored answer's JSON text (what an HTTP retry gets)
-                answer = json.loads(answer)
-        except ApiError as err:
-            return self.error(err.code, err.detail, msg_id, **err.extra)
-        except StoreUnavailable:
-            return self.error("store_unavailable", "", msg_id)
-        if not self.send({"type": "ack", "id": msg_id, "version": answer["version"]}):
-            return None
-        # Our own move's state normally went out with the push above; a replayed answer's did not.
+            try:
+                # Each commit goes to this process's sockets of the game at once (the opponent's first),
+                # straight from what was committed; other processes get it with the store's nudge.
+                answer, _replayed = self.service.act(
+                    self.game_id, self.token, {"action": msg["action"], "version": version}, msg_id,
+                    self.base_url, on_commit=self.push_committed)
+                if isinstance(answer, str):  # the stored answer's JSON text (what an HTTP retry gets)
+                    answer = json.loads(answer)
+            except ApiError as err:
+                return self.error(err.code, err.detail, msg_id, **err.extra)
+            except StoreUnavailable:
+                return self.error("store_unavailable", "", msg_id)
+            if not self.send({"type": "ack", "id": msg_id, "version": answer["version"]}):
+                return None
+        finally:
+            self.acting = False  # what was pushed to this socket meanwhile is queued: it follows the ack
+        # Our own move's state is normally queued already (pushed during act); a replayed answer's is not.
         state = encode({"type": "state", "version": answer["version"], "view": answer["view"],
                         "events": answer.get("events", [])})
         self.conn.offer_state(answer["version"], lambda _previous: state)

@@ -154,6 +154,25 @@ def test_a_commit_reaches_every_socket_without_reading_the_game_back(live: Live)
     assert reads == []
 
 
+def test_the_mover_gets_its_ack_before_the_state_of_its_move(live: Live) -> None:
+    """docs/websocket.md: ack, then the state of the move (then any later versions), even though the
+    state is pushed to the game's other sockets before the ack is sent."""
+    game_id, tokens = duo_game(live.http)
+    socks = [live.socket(game_id, tokens[0]), live.socket(game_id, tokens[1])]
+    views = [sock.wait(is_state(2), keep=True)["view"] for sock in socks]
+    for _ in range(8):
+        version, position = live.position(game_id)
+        active = position["active"]
+        msg_id = uuid.uuid4().hex
+        socks[active].send({"type": "action", "id": msg_id, "version": version,
+                            "action": views[active]["legal_actions"][0]})
+        before: list[dict] = []
+        assert socks[active].wait(lambda f, i=msg_id: f.get("id") == i, seen=before)["type"] == "ack"
+        assert not [f for f in before if f["type"] == "state" and f["version"] > version], before
+        for seat, sock in enumerate(socks):
+            views[seat] = sock.wait(is_state(version + 1), keep=True)["view"]
+
+
 def test_every_frame_is_documented_and_states_come_in_order(mem_live: Live) -> None:
     game_id, tokens = duo_game(mem_live.http)
     a = mem_live.socket(game_id, tokens[0])
