@@ -19,6 +19,7 @@ from pathlib import Path
 from werkzeug.serving import make_server
 
 from api import create_app
+from api.sizing import worker_connections_for
 from api.store.base import GameStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,8 +80,12 @@ class Gunicorn:
 
     def start(self, timeout: float = 20.0) -> None:
         """Start and wait until GET /api/v1/health answers; raise RuntimeError with the log otherwise."""
+        # gthread accepts at most worker_connections (default 1000) connections per worker: sized from
+        # the threads as `alcabohne serve` and deploy/gunicorn.conf.py do, or sockets beyond that hang.
         args = [sys.executable, "-m", "gunicorn", "-k", "gthread", "-w", str(self.workers),
-                "--threads", str(self.threads), "-b", f"127.0.0.1:{self.port}", "--no-control-socket",
+                "--threads", str(self.threads),
+                "--worker-connections", str(worker_connections_for(self.threads)),
+                "-b", f"127.0.0.1:{self.port}", "--no-control-socket",
                 "--graceful-timeout", "2", "--timeout", "30", "--log-level", "warning",
                 "api:create_app()"]
         self.proc = subprocess.Popen(args, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL,
