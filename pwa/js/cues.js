@@ -21,10 +21,13 @@ export function badge(on, text) {
 export function yourTurn(text) {
   badge(true, text);
   announce(text);
+  // Only after a first tap: before it, browsers refuse the call and log an intervention to the console
+  // (userActivation is absent on older engines: there we just try).
+  const tapped = !navigator.userActivation || navigator.userActivation.hasBeenActive;
   try {
-    if (navigator.vibrate) navigator.vibrate([120, 60, 120]);
+    if (navigator.vibrate && tapped) navigator.vibrate([120, 60, 120]);
   } catch {
-    // vibration refused without a prior user gesture: the badge and announcement remain
+    // vibration refused anyway: the badge and announcement remain
   }
 }
 
