@@ -161,3 +161,9 @@ class GameStore(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections and threads."""
+
+
+def without_snapshot(callback: Callable[[str, int], None]) -> Callable[[str, int, object], None]:
+    """Adapt a subscriber that takes (game_id, version) to the (game_id, version, snapshot) call the
+    stores make internally."""
+    return lambda game_id, version, _snapshot: callback(game_id, version)

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from .base import StoreUnavailable
+from .base import StoreUnavailable, without_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,6 @@ class LocalBroker:
         self._lock = threading.Lock()
         self._callbacks: dict[int, Callback] = {}
         self._presence_callbacks: dict[int, PresenceCallback] = {}
-        self._with_snapshot: set[int] = set()  # tokens of callbacks that take the snapshot
         # game id -> {member: (seat, expires at)}, and the online seats last announced per game.
         self._presence: dict[str, dict[str, tuple[int, float]]] = {}
         self._announced: dict[str, list[int]] = {}
@@ -55,9 +54,8 @@ class LocalBroker:
                 raise StoreUnavailable("store is closed")
             token = self._next_id
             self._next_id += 1
-            self._callbacks[token] = callback
-            if snapshots:
-                self._with_snapshot.add(token)
+            # Stored as callback(game_id, version, snapshot) whatever the subscriber takes.
+            self._callbacks[token] = callback if snapshots else without_snapshot(callback)
             if on_presence is not None:
                 self._presence_callbacks[token] = on_presence
             if self._thread is None:
@@ -67,7 +65,6 @@ class LocalBroker:
         def cancel() -> None:
             with self._lock:
                 self._callbacks.pop(token, None)
-                self._with_snapshot.discard(token)
                 self._presence_callbacks.pop(token, None)
 
         return cancel
@@ -147,13 +144,9 @@ class LocalBroker:
                         log.exception("store presence subscriber failed for %s", game_id)
                 continue
             with self._lock:
-                callbacks = list(self._callbacks.items())
-                wants = set(self._with_snapshot)
-            for token, callback in callbacks:
+                callbacks = list(self._callbacks.values())
+            for callback in callbacks:
                 try:
-                    if token in wants:
-                        callback(game_id, version, snapshot)
-                    else:
-                        callback(game_id, version)
+                    callback(game_id, version, snapshot)
                 except Exception:  # one faulty subscriber must not silence the others
                     log.exception("store subscriber failed for %s v%s", game_id, version)

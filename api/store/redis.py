@@ -37,7 +37,7 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from .base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore, StoreUnavailable
+from .base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore, StoreUnavailable, without_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +199,6 @@ class RedisStore(GameStore):
         self._callbacks: dict[int, Callable[[str, int], None]] = {}
         self._resets: dict[int, Callable[[], None]] = {}
         self._presence_callbacks: dict[int, Callable[[str], None]] = {}
-        self._with_snapshot: set[int] = set()  # tokens of callbacks that take the nudge's snapshot
         self._next_token = 0
         self._sub_client: redis.Redis | None = None
         self._pubsub: Any = None  # redis.client.PubSub, created by the first subscribe()
@@ -314,18 +313,16 @@ class RedisStore(GameStore):
                 self._start_listener()
             token = self._next_token
             self._next_token += 1
-            self._callbacks[token] = callback
+            # Stored as callback(game_id, version, snapshot) whatever the subscriber takes.
+            self._callbacks[token] = callback if snapshots else without_snapshot(callback)
             if on_reset is not None:
                 self._resets[token] = on_reset
             if on_presence is not None:
                 self._presence_callbacks[token] = on_presence
-            if snapshots:
-                self._with_snapshot.add(token)
 
         def cancel() -> None:
             with self._sub_lock:
                 self._callbacks.pop(token, None)
-                self._with_snapshot.discard(token)
                 self._resets.pop(token, None)
                 self._presence_callbacks.pop(token, None)
 
@@ -377,14 +374,10 @@ class RedisStore(GameStore):
         doc, sep, entry = rest.partition("\n")
         snapshot = (doc, entry) if sep else None
         with self._sub_lock:
-            callbacks = list(self._callbacks.items())
-            wants = set(self._with_snapshot)
-        for token, callback in callbacks:
+            callbacks = list(self._callbacks.values())
+        for callback in callbacks:
             try:
-                if token in wants:
-                    callback(game_id, version, snapshot)
-                else:
-                    callback(game_id, version)
+                callback(game_id, version, snapshot)
             except Exception:  # one faulty subscriber must not silence the others
                 log.exception("store subscriber failed for %s v%s", game_id, version)
 
