@@ -13,6 +13,8 @@ def test_play_against_the_computer_with_a_hint(phone):
     page.wait_for_selector(".banner.mine")  # the bot has moved already when it was to start
     page.click("[data-hint=ask]")
     page.wait_for_selector(".hint-box strong")
+    # The outline comes from an effect that runs after the box is painted: wait for it, then count.
+    page.wait_for_selector(".table .hinted")
     assert page.locator(".table .hinted").count() >= 1
     axe_check(page, "30-bot-hint")
     # The hinted move is tapped like any other; the hint goes away with the version it was for.
