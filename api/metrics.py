@@ -22,7 +22,7 @@ Metrics:
                                                 sent to this worker's sockets (the server's part of
                                                 push latency)
   alcabohne_active_games{window="300"}          gauge: games with an accepted move in the last 5 minutes
-                                                (asked from the store at scrape time; see ActiveGames)
+                                                (asked from the store at scrape time; see api.active_games)
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from prometheus_client import (
     disable_created_metrics,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily
 
+from api.active_games import ActiveGames
 from api.errors import ApiError
 from api.store.base import StoreUnavailable
 
@@ -54,9 +54,6 @@ log = logging.getLogger(__name__)
 disable_created_metrics()
 
 MULTIPROCESS = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
-# "Active" means an accepted move within this many seconds.
-ACTIVE_WINDOW = 300
-
 # Module level: one set per process (prometheus_client refuses to register a name twice).
 ACTIONS = Counter("alcabohne_actions", "Moves answered, by outcome and transport.", ["outcome", "transport"])
 ACTION_SECONDS = Histogram(
@@ -160,65 +157,6 @@ def _count_sockets(hub) -> None:
                 FANOUT_SECONDS.observe(time.perf_counter() - started)
 
         hub._refresh = timed_refresh
-
-
-class ActiveGames:
-    """Games with an accepted move in the last ACTIVE_WINDOW seconds.
-
-    Redis: one sorted set `cg:v1:active` (game id scored by the time of its last move), written with
-    one ZADD per accepted move and trimmed and counted at scrape time, so every worker and host sees
-    the same number. Counting the games in Redis instead (SCAN over the keys) would cost a walk of the
-    whole keyspace per scrape. The in-process stores run one worker, so a dict is the whole truth.
-    On Redis Cluster the set is one key (one slot): fine at this size, a hot key only at very large scale.
-    """
-
-    KEY = "cg:v1:active"
-
-    def __init__(self, store) -> None:
-        from api.store.redis import RedisStore
-
-        # The store's own pool: no extra connections to open or to close.
-        self._redis = store.client if isinstance(store, RedisStore) else None
-        self._lock = threading.Lock()
-        self._seen: dict[str, float] = {}
-
-    def touch(self, game_id: str) -> None:
-        """Record a move of `game_id` now (never raises: metrics must not fail a move)."""
-        now = time.time()
-        if self._redis is None:
-            with self._lock:
-                self._seen[game_id] = now
-            return
-        try:
-            self._redis.zadd(self.KEY, {game_id: now})
-        except Exception as err:  # noqa: BLE001 - an outage is reported by /readyz, not here
-            log.debug("active games not recorded: %r", err)
-
-    def count(self) -> int | None:
-        """Return the number of active games, or None when the store cannot be asked."""
-        cutoff = time.time() - ACTIVE_WINDOW
-        if self._redis is None:
-            with self._lock:
-                for game_id in [g for g, t in self._seen.items() if t < cutoff]:
-                    del self._seen[game_id]
-                return len(self._seen)
-        try:
-            pipe = self._redis.pipeline(transaction=True)
-            pipe.zremrangebyscore(self.KEY, "-inf", cutoff)
-            pipe.zcard(self.KEY)
-            return int(pipe.execute()[1])
-        except Exception:  # noqa: BLE001
-            return None
-
-    def collect(self):
-        """prometheus_client collector protocol: one gauge, asked at scrape time."""
-        family = GaugeMetricFamily("alcabohne_active_games",
-                                   f"Games with an accepted move in the last {ACTIVE_WINDOW} s.",
-                                   labels=["window"])
-        found = self.count()
-        if found is not None:
-            family.add_metric([str(ACTIVE_WINDOW)], found)
-        yield family
 
 
 @bp.get("/metrics")

@@ -126,6 +126,12 @@ def test_deployed_server_is_observable_and_logs_no_token(redis_server: RedisServ
             refused = LiveSocket(server.url, game_id, bad).connect()
             assert refused.wait(lambda f: f["type"] == "error")["code"] == "bad_token"
             refused.close()
+            # The active-games gauge: moves are written to Redis once a second per worker
+            # (api.active_games), so a scrape on the other worker may lag by that much.
+            deadline = time.monotonic() + 5
+            while _sample(_get(server.url + "/metrics")[2], 'alcabohne_active_games{window="300"}') != 1:
+                assert time.monotonic() < deadline, "the active game was never counted"
+                time.sleep(0.1)
             # Scrapes land on either worker; each must show the sum over both (multiprocess mode).
             for _ in range(6):
                 status, _headers, metrics = _get(server.url + "/metrics")
