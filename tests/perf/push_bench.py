@@ -16,6 +16,12 @@ baseline relay enabled by ALCABOHNE_WS_BASELINE=1), then, on that same server:
 3. ramp:     the game phase alone, plus 400, 800, ... idle sockets (watchers of a quiet game), to find
              the most open sockets held while the games' p99 stays under 50 ms.
 
+Clients: with `--clients 2` (the default) each seat's sockets, of the games and of the relay pairs alike,
+live in a process of their own (tests/perf/push_clients.py), as on two phones: the receiving side's
+GIL is not busy with the mover's ack and state at the moment it is timed. `--clients 1` runs every
+socket in this process, as the first version of this benchmark did (its figures are comparable with
+the earlier notes).
+
 A drop is a state (or relayed frame) that did not arrive within 5 s. Client and server share the
 machine, so these are upper bounds for the server. Prints one line per phase and a summary.
 """
@@ -28,7 +34,9 @@ import json
 import random
 import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -229,6 +237,77 @@ def _relay_pair(a, b, stats: Stats, stop: threading.Event, interval: float, pad:
             return
 
 
+def one_client(url: str, args) -> tuple[Stats, Stats, int]:
+    """Game and baseline slices with every socket in this process; return (game, baseline, frame size)."""
+    games, pairs = open_games(url, args.games), open_pairs(url, args.games)
+    game, base, pad = Stats(), Stats(), ["x" * 700]
+    try:
+        for _ in range(max(int(args.duration // args.slice), 1)):
+            _drive(_play_game, games, game, args.slice, args.interval)
+            if game.sizes:
+                pad[0] = "x" * max(int(statistics.mean(game.sizes)) - 25, 0)
+            _drive(lambda a, b, st, stop, iv: _relay_pair(a, b, st, stop, iv, pad), pairs, base,
+                   args.slice, args.interval)
+    finally:
+        close_games(games)
+        close_pairs(pairs)
+    return game, base, len(pad[0]) + 25
+
+
+def two_clients(url: str, args) -> tuple[Stats, Stats, int]:
+    """Game and baseline slices with each seat's sockets in its own process (push_clients.py); the
+    sends of one process are matched with the receipts of the other. Return (game, baseline, frame size)."""
+    http = HttpApi(url, timeout=30)
+
+    def make(_i: int):
+        grant = http.create("duo")
+        joined = http.join(grant["join_code"])
+        return grant["game_id"], {grant["seat"]: grant["token"], joined["seat"]: joined["token"]}
+
+    games = _open_all(make, args.games)
+    with tempfile.TemporaryDirectory() as tmp:
+        procs = []
+        for seat in (0, 1):
+            spec = {"url": url, "seat": seat, "games": [[g, tokens[seat]] for g, tokens in games],
+                    "pairs": [f"p{i}" for i in range(args.games)], "interval": args.interval,
+                    "out": f"{tmp}/seat{seat}.json"}
+            Path(f"{tmp}/spec{seat}.json").write_text(json.dumps(spec))
+            procs.append(subprocess.Popen([sys.executable, str(Path(__file__).with_name("push_clients.py")),
+                                           f"{tmp}/spec{seat}.json"], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, text=True))
+        for proc in procs:
+            if proc.stdout.readline().strip() != "ready":
+                raise RuntimeError("a seat client did not start")
+        start, windows = time.perf_counter() + 1.0, []
+        for _ in range(max(int(args.duration // args.slice), 1)):
+            windows += [["game", start, start + args.slice],
+                        ["baseline", start + args.slice, start + 2 * args.slice]]
+            start += 2 * args.slice
+        for proc in procs:
+            proc.stdin.write("go " + json.dumps({"windows": windows}) + "\n")
+            proc.stdin.flush()
+        for proc in procs:
+            proc.wait(timeout=start - time.perf_counter() + 60)
+        logs = [json.loads(Path(f"{tmp}/seat{seat}.json").read_text()) for seat in (0, 1)]
+    game, base = Stats(), Stats()
+    for seat in (0, 1):
+        got: dict = {}
+        for kind, key, seq, t1 in logs[1 - seat]["got"]:
+            got.setdefault((kind, key), []).append((seq, t1))
+        for kind, key, seq, t0 in logs[seat]["sent"]:
+            stats = game if kind == "game" else base
+            # The other seat's first receipt of that version (a game) or of that very frame (a relay).
+            t1 = min((t for s, t in got.get((kind, key), ()) if t >= t0 and
+                      (s >= seq if kind == "game" else s == seq)), default=None)
+            if t1 is None or t1 - t0 > DROP_AFTER:
+                stats.drops += 1
+            else:
+                stats.add((t1 - t0) * 1000)
+        game.errors += logs[seat]["errors"]
+    game.sizes = [int(log["state_bytes"]) for log in logs]
+    return game, base, int(statistics.mean(log["relay_bytes"] for log in logs))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=200)
@@ -236,6 +315,8 @@ def main() -> int:
     ap.add_argument("--interval", type=float, default=1.0, help="mean seconds between moves of a game")
     ap.add_argument("--slice", type=float, default=5.0, help="seconds per alternation game/baseline")
     ap.add_argument("--ramp", default="400,800,1600", help="idle sockets for the ramp ('' = none)")
+    ap.add_argument("--clients", type=int, choices=(1, 2), default=2,
+                    help="client processes: 2 = one per seat (default), 1 = all sockets in this one")
     args = ap.parse_args()
     ramp = [int(n) for n in args.ramp.split(",") if n]
     most = max([4 * args.games, 2 * args.games + max(ramp, default=0)])
@@ -254,25 +335,16 @@ def main() -> int:
             results = {}
             # Game and baseline alternate in slices on the same server, so both see the same machine
             # (other processes on it included).
-            games, pairs = open_games(gunicorn.url, args.games), open_pairs(gunicorn.url, args.games)
-            game, base, pad = Stats(), Stats(), ["x" * 700]
-            slices = max(int(args.duration // args.slice), 1)
-            try:
-                for _ in range(slices):
-                    _drive(_play_game, games, game, args.slice, args.interval)
-                    if game.sizes:
-                        pad[0] = "x" * max(int(statistics.mean(game.sizes)) - 25, 0)
-                    _drive(lambda a, b, st, stop, iv: _relay_pair(a, b, st, stop, iv, pad), pairs, base,
-                           args.slice, args.interval)
-            finally:
-                close_games(games)
-                close_pairs(pairs)
+            if args.clients == 2:
+                game, base, frame_bytes = two_clients(gunicorn.url, args)
+            else:
+                game, base, frame_bytes = one_client(gunicorn.url, args)
             sockets = 4 * args.games
-            results["game"] = {"sockets": sockets, **game.summary()}
-            results["baseline"] = {"frame_bytes": len(pad[0]) + 25, **base.summary()}
+            results["game"] = {"sockets": sockets, "clients": args.clients, **game.summary()}
+            results["baseline"] = {"frame_bytes": frame_bytes, **base.summary()}
             print(f"game      {args.games} games + {args.games} relay pairs open ({sockets} sockets): "
                   f"{results['game']}", flush=True)
-            print(f"baseline  {args.games} relay pairs, frames of {len(pad[0]) + 25} B: "
+            print(f"baseline  {args.games} relay pairs, frames of {frame_bytes} B: "
                   f"{results['baseline']}", flush=True)
             ok = results["game"].get("p99", 1e9) < 50 and not game.drops and not game.errors
             best = sockets if ok else 0
