@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 # Markers in a connection's outbox besides the text frames to send.
 INBOUND = object()  # the client sent something: read it
 CLOSE = object()  # end the connection (revoked token, overflow)
+FLUSH = object()  # send the rest of a frame that a direct send could not hand over at once
 
 # A client that lets this many frames pile up unsent is not reading: drop it (it will resync).
 OUTBOX_LIMIT = 512

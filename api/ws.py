@@ -13,27 +13,26 @@ move sent over the socket and retried over HTTP (or the reverse) applies once.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
 import queue
 import socket
-import struct
-import termios
 import threading
 import time
 
 from flask import Blueprint, current_app, jsonify, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
+from wsproto.events import TextMessage
 from wsproto.utilities import LocalProtocolError
 
 from api import auth
 from api.errors import CODES, ApiError
-from api.hub import CLOSE, INBOUND, Connection, Hub, encode
+from api.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode
 from api.store.base import StoreUnavailable
 from api.ws_schema import SCHEMA
+from api.wssocket import SerialSocket
 
 log = logging.getLogger(__name__)
 
@@ -65,31 +64,6 @@ class WakeEvent(threading.Event):
         wake = self.wake
         if wake is not None:
             wake()
-
-
-class SerialSocket:
-    """The socket under a websocket with `send` made whole and exclusive: simple-websocket calls
-    `sock.send` from two threads (our frames; its pings, pongs and close) and ignores short writes."""
-
-    def __init__(self, raw: socket.socket, timeout: float | None):
-        self._raw = raw
-        self._lock = threading.Lock()
-        # Frames are small and often come in pairs (ack + state): without this, Nagle's algorithm holds
-        # the second one until the client's delayed ACK (up to 40 ms).
-        with contextlib.suppress(OSError):
-            raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if timeout is not None:
-            # Bounds a send to a client that stopped reading. Reads are unaffected: the reader thread
-            # only calls recv after select() reported data (ping_interval is set).
-            raw.settimeout(timeout)
-
-    def send(self, data: bytes) -> int:
-        with self._lock:
-            self._raw.sendall(data)
-        return len(data)
-
-    def __getattr__(self, name: str):
-        return getattr(self._raw, name)
 
 
 def init_app(app) -> None:
@@ -163,6 +137,15 @@ class Session:
         self.last_sent = time.monotonic()
         return True
 
+    def flush(self) -> bool:
+        """Send what a `direct` send left to send; return False when the client is gone."""
+        with self.send_lock:
+            try:
+                self.ws.sock.flush()
+            except GONE:
+                return False
+        return True
+
     def direct(self, text: str) -> bool:
         """Send `text` on the calling thread if that cannot block: nobody else is sending and the
         kernel holds no unsent bytes for this socket. Return False to have it queued instead.
@@ -173,10 +156,14 @@ class Session:
         if self.acting or not self.send_lock.acquire(blocking=False):
             return False
         try:
-            if not self.ws.connected or _unsent(self.raw) != 0:
+            if not self.ws.connected or self.ws.sock.pending:
                 return False
             with contextlib.suppress(*GONE):  # the handler notices the closure
-                self.ws.send(text)
+                # simple-websocket's send, but handing the frame over without waiting (api.wssocket);
+                # a rest the kernel did not take is sent by the handler thread, before any later frame.
+                self.ws.sock.send_nowait(self.ws.ws.send(TextMessage(data=text)))
+                if self.ws.sock.pending:
+                    self.conn.outbox.put(FLUSH)
             self.last_sent = time.monotonic()
             return True
         finally:
@@ -283,6 +270,8 @@ class Session:
                     return
             if item is INBOUND and not self.read_all():
                 return
+            if item is FLUSH and not self.flush():
+                return
             now = time.monotonic()
             if now >= next_check:
                 next_check = now + tick
@@ -368,15 +357,6 @@ class Session:
                         "events": answer.get("events", [])})
         self.conn.offer_state(answer["version"], lambda _previous: state)
         return None
-
-
-def _unsent(raw: socket.socket) -> int:
-    """Return the bytes queued in the kernel for `raw` and not yet acknowledged (Linux SIOCOUTQ);
-    -1 where that cannot be asked (then frames always go through the handler thread)."""
-    try:
-        return struct.unpack("i", fcntl.ioctl(raw.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
-    except (OSError, ValueError):
-        return -1
 
 
 def _parse(text):
