@@ -31,13 +31,13 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
 from .base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore, StoreUnavailable, without_snapshot
-from .redis_listener import Listener
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,10 @@ _UNAVAILABLE_REPLIES = ("MISCONF", "OOM", "READONLY", "MASTERDOWN", "NOREPLICAS"
 # Connections per store object (per worker process): enough for far more commands per second than a
 # worker can make, few enough that many workers stay well under Redis's maxclients (10000).
 POOL_SIZE = 64
-
+# Seconds the listener blocks per read: bounds how long close() waits for the thread to notice.
+_LISTEN_SLICE = 0.25
+# Backoff while the pub/sub connection is down (seconds): first retry, cap.
+_RECONNECT_FIRST, _RECONNECT_CAP = 0.1, 2.0
 
 # KEYS: state, log[, idem].  ARGV: expected, doc, ttl, fingerprint, response, log, idem ttl, log limit,
 # channel.  Returns {status, version[, response]}.
@@ -197,8 +200,11 @@ class RedisStore(GameStore):
         self._resets: dict[int, Callable[[], None]] = {}
         self._presence_callbacks: dict[int, Callable[[str], None]] = {}
         self._next_token = 0
-        self._listener: Listener | None = None  # started by the first subscribe()
+        self._sub_client: redis.Redis | None = None
+        self._pubsub: Any = None  # redis.client.PubSub, created by the first subscribe()
+        self._thread: Any = None  # redis.client.PubSubWorkerThread
         self._stopping = threading.Event()
+        self._outage_delay = 0.0  # > 0 while the pub/sub connection is down
         self._timeout = timeout
 
     # -- games -------------------------------------------------------------------------------------
@@ -303,7 +309,7 @@ class RedisStore(GameStore):
         with self._sub_lock:
             if self._stopping.is_set():
                 raise StoreUnavailable("store is closed")
-            if self._listener is None:
+            if self._thread is None:
                 self._start_listener()
             token = self._next_token
             self._next_token += 1
@@ -324,20 +330,41 @@ class RedisStore(GameStore):
 
     def _start_listener(self) -> None:
         """PSUBSCRIBE, then start the listener thread (call with _sub_lock held)."""
-        listener = Listener(self.url, PATTERN, self._on_message, self._on_reconnect,
-                            connect_timeout=self._timeout)
-        with _errors():
-            listener.start()  # subscribed before its thread starts: nothing published later is missed
-        self._listener = listener
+        # Its own client: no socket_timeout on the pub/sub connection (a blocking read with a timeout
+        # turns every quiet period into a reconnect), but health checks every 30 s find dead peers.
+        client = redis.Redis.from_url(
+            self.url,
+            decode_responses=True,
+            socket_timeout=None,
+            socket_connect_timeout=self._timeout,
+            health_check_interval=30,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 1),
+        )
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        try:
+            with _errors():
+                # Subscribed before the thread starts: PubSub is not thread-safe (redis-py #968, #3297).
+                pubsub.psubscribe(**{PATTERN: self._on_message})
+        except StoreUnavailable:
+            pubsub.close()
+            client.close()
+            raise
+        # Runs after redis-py's own re-subscribe callback on every reconnect of this connection.
+        pubsub.connection.register_connect_callback(self._on_reconnect)
+        self._sub_client, self._pubsub = client, pubsub
+        self._thread = pubsub.run_in_thread(
+            sleep_time=_LISTEN_SLICE, daemon=True, exception_handler=self._on_listener_error
+        )
 
-    def _on_message(self, channel: str, data: str) -> None:
+    def _on_message(self, message: dict[str, Any]) -> None:
+        channel = message["channel"]
         if channel.endswith(_PRESENCE_TAIL) and channel.startswith(_CHANNEL_HEAD):
             self._on_presence_message(channel[len(_CHANNEL_HEAD) : -len(_PRESENCE_TAIL)])
             return
         game_id = _game_of_channel(channel)
         if game_id is None:
             return
-        head, _, rest = data.partition("\n")
+        head, _, rest = message["data"].partition("\n")
         try:
             version = int(head)
         except (TypeError, ValueError):
@@ -379,8 +406,25 @@ class RedisStore(GameStore):
             members = self._online(keys=[game_key(game_id, "presence")])
         return sorted({int(m.partition("|")[0]) for m in members})
 
-    def _on_reconnect(self) -> None:
-        """The pub/sub connection is back: tell the subscribers they may have missed nudges."""
+    def _on_listener_error(self, exc: BaseException, pubsub: Any, thread: Any) -> None:
+        """Called on the listener thread when a read fails; wait, then let the loop reconnect."""
+        if self._stopping.is_set():
+            thread.stop()
+            return
+        if self._outage_delay == 0.0:
+            log.warning("redis pub/sub connection lost (%s); reconnecting", exc)
+            self._outage_delay = _RECONNECT_FIRST
+        else:
+            self._outage_delay = min(self._outage_delay * 2, _RECONNECT_CAP)
+        # Drop the broken socket so the next read reconnects (and re-subscribes) from scratch.
+        if pubsub.connection is not None:
+            pubsub.connection.disconnect()
+        self._stopping.wait(self._outage_delay)
+
+    def _on_reconnect(self, connection: Any) -> None:
+        """Connect callback of the pub/sub connection: tell the subscribers they may have missed nudges."""
+        self._outage_delay = 0.0
+        log.warning("redis pub/sub connection restored; subscribers must resync")
         with self._sub_lock:
             resets = list(self._resets.values())
         for reset in resets:
@@ -407,9 +451,14 @@ class RedisStore(GameStore):
         """Stop the listener thread and close all connections (idempotent)."""
         with self._sub_lock:
             self._stopping.set()
-            listener, self._listener = self._listener, None
-        if listener is not None:
-            listener.stop(timeout=self._timeout)
+            thread, self._thread = self._thread, None
+            sub_client, self._sub_client = self._sub_client, None
+        if thread is not None:
+            thread.stop()
+            if thread is not threading.current_thread():
+                thread.join(timeout=5 * _LISTEN_SLICE + self._timeout)
+        if sub_client is not None:
+            sub_client.close()
         self._client.close()
 
 
