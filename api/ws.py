@@ -147,11 +147,13 @@ class Session:
         return True
 
     def direct(self, text: str) -> bool:
-        """Send `text` on the calling thread if that cannot block: nobody else is sending and the
-        kernel holds no unsent bytes for this socket. Return False to have it queued instead.
+        """Send `text` on the calling thread without blocking, when nobody else is sending and no rest
+        of an earlier frame waits (see api.wssocket.SerialSocket.send_nowait). Return False to have it
+        queued instead.
 
         Saves the store's listener thread a hand-over to the handler thread on most pushes; a client
-        that reads slowly simply gets its frames through the outbox.
+        that reads slowly fills its kernel buffer, and then gets its frames through the outbox (where a
+        send that cannot finish within SEND_TIMEOUT ends the session).
         """
         if self.acting or not self.send_lock.acquire(blocking=False):
             return False
