@@ -41,7 +41,7 @@ def create_app(config: dict | None = None) -> Flask:
                   transfer=c["TRANSFER_TTL"]),
         join_limit=c["JOIN_LIMIT"],
         join_window=c["JOIN_WINDOW"],
-        bot_budgets={"mc": {"playouts": c["BOT_MC_PLAYOUTS"]}},
+        bot_budgets={"mc": {"playouts": c["BOT_MC_PLAYOUTS"], "width": c["BOT_MC_WIDTH"]}},
     )
 
     api = _api_class()(app, spec_kwargs={"info": {"description": openapi.DESCRIPTION}})

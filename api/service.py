@@ -79,7 +79,7 @@ class GameService:
         self.ttl = lifetimes
         self.join_limit = join_limit
         self.join_window = join_window
-        # Per bot name, the budget keywords of engine.bots.choose (api.config BOT_MC_PLAYOUTS).
+        # Per bot name, the budget keywords of engine.bots.choose (api.config BOT_MC_PLAYOUTS, _WIDTH).
         self.bot_budgets = bot_budgets or {}
         self.recent = RecentGames()  # what a move may start from without a read (api.recent)
 

@@ -148,7 +148,7 @@ def test_the_service_hands_the_bot_nothing_but_its_seat_view(monkeypatch):
     monkeypatch.setattr(engine.bots, "choose", spy)
     store = MemoryStore()
     try:
-        client = make_app(store, BOT_MC_PLAYOUTS=8).test_client()
+        client = make_app(store, BOT_MC_PLAYOUTS=8, BOT_MC_WIDTH=2).test_client()
         # dealer 0: seat 1 (the bot) starts, so it moves inside the create request (R50).
         body = client.post(f"{API}/games", json={"mode": "duo", "bot": "mc", "dealer": 0}).get_json()
         assert body["version"] == 1 + len(seen) > 1
@@ -156,7 +156,7 @@ def test_the_service_hands_the_bot_nothing_but_its_seat_view(monkeypatch):
         log = store.log_since(body["game_id"], 0)
         state = engine.new_game("duo", stored_seed(store, body["game_id"]), dealer=0)
         for (name, view, _seed, budget), (_v, raw) in zip(seen, log, strict=True):
-            assert name == "mc" and budget == {"playouts": 8}
+            assert name == "mc" and budget == {"playouts": 8, "width": 2}
             assert view == engine.view(state, 1)
             assert view["players"][0]["hand"] is None and "seed" not in view
             state, _ = engine.apply(state, json.loads(raw)["action"])
