@@ -304,7 +304,7 @@ def two_clients(url: str, args) -> tuple[Stats, Stats, int]:
             else:
                 stats.add((t1 - t0) * 1000)
         game.errors += logs[seat]["errors"]
-    game.sizes = [int(log["state_bytes"]) for log in logs]
+    game.sizes = [int(log["state_bytes"]) for log in logs]  # per-process means, reported
     return game, base, int(statistics.mean(log["relay_bytes"] for log in logs))
 
 
@@ -340,7 +340,8 @@ def main() -> int:
             else:
                 game, base, frame_bytes = one_client(gunicorn.url, args)
             sockets = 4 * args.games
-            results["game"] = {"sockets": sockets, "clients": args.clients, **game.summary()}
+            results["game"] = {"sockets": sockets, "clients": args.clients, **game.summary(),
+                               "state_bytes": int(statistics.mean(game.sizes)) if game.sizes else None}
             results["baseline"] = {"frame_bytes": frame_bytes, **base.summary()}
             print(f"game      {args.games} games + {args.games} relay pairs open ({sockets} sockets): "
                   f"{results['game']}", flush=True)
