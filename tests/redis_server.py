@@ -55,6 +55,11 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def pid(self) -> int | None:
+        """The server process's id while it runs (for CPU accounting in tests/perf/), else None."""
+        return self._proc.pid if self._proc is not None else None
+
     def start(self) -> None:
         """Start the server (again) on this port and directory; return once it answers PING.
 

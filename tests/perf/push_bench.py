@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import random
 import socket
 import statistics
@@ -254,7 +255,61 @@ def one_client(url: str, args) -> tuple[Stats, Stats, int]:
     return game, base, len(pad[0]) + 25
 
 
-def two_clients(url: str, args) -> tuple[Stats, Stats, int]:
+class CpuMeter:
+    """CPU (user and system, from /proc) and context switches of groups of processes in the game and
+    the baseline windows. Each window is sampled from 0.5 s after its start to its end, so that
+    messages sent just before a switch of phase are not counted in the wrong one."""
+
+    def __init__(self, groups: dict[str, list[int]]) -> None:
+        self.groups = dict(groups)
+        self.spent: dict[tuple[str, str], list[float]] = {}
+        self.seconds = {"game": 0.0, "baseline": 0.0}
+
+    @staticmethod
+    def _sample(pids: list[int]) -> list[float]:
+        """Return [user s, system s, context switches] summed over `pids` and all their threads."""
+        tick = os.sysconf("SC_CLK_TCK")
+        user = system = switches = 0.0
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+                user += int(fields[11]) / tick
+                system += int(fields[12]) / tick
+            for status in Path(f"/proc/{pid}/task").glob("*/status"):
+                with contextlib.suppress(OSError):
+                    for line in status.read_text().splitlines():
+                        if line.endswith("ctxt_switches:") or "ctxt_switches:" in line:
+                            switches += int(line.split()[1])
+        return [user, system, switches]
+
+    def follow(self, windows: list, more: dict[str, list[int]]) -> None:
+        """Sample every window until the last one ends (call right after the windows were handed out)."""
+        self.groups.update(more)
+        for phase, start, end in windows:
+            time.sleep(max(start + 0.5 - time.perf_counter(), 0))
+            t0 = time.perf_counter()
+            before = {name: self._sample(pids) for name, pids in self.groups.items()}
+            time.sleep(max(end - time.perf_counter(), 0))
+            after = {name: self._sample(pids) for name, pids in self.groups.items()}
+            self.seconds[phase] += time.perf_counter() - t0
+            for name in self.groups:
+                total = self.spent.setdefault((phase, name), [0.0, 0.0, 0.0])
+                for i in range(3):
+                    total[i] += after[name][i] - before[name][i]
+
+    def report(self, rates: dict[str, float]) -> dict:
+        """Return {phase: {group: [user ms, system ms, context switches] per message}}, given each
+        phase's messages per second."""
+        out = {}
+        for phase, seconds in self.seconds.items():
+            if seconds:
+                per = seconds * max(rates[phase], 1e-9)
+                out[phase] = {name: [round(1000 * u / per, 3), round(1000 * s / per, 3), round(c / per, 1)]
+                              for (ph, name), (u, s, c) in self.spent.items() if ph == phase}
+        return out
+
+
+def two_clients(url: str, args, cpu: CpuMeter | None = None) -> tuple[Stats, Stats, int]:
     """Game and baseline slices with each seat's sockets in its own process (push_clients.py); the
     sends of one process are matched with the receipts of the other. Return (game, baseline, frame size)."""
     http = HttpApi(url, timeout=30)
@@ -286,6 +341,8 @@ def two_clients(url: str, args) -> tuple[Stats, Stats, int]:
         for proc in procs:
             proc.stdin.write("go " + json.dumps({"windows": windows}) + "\n")
             proc.stdin.flush()
+        if cpu is not None:
+            cpu.follow(windows, {"clients": [p.pid for p in procs]})
         for proc in procs:
             proc.wait(timeout=start - time.perf_counter() + 60)
         logs = [json.loads(Path(f"{tmp}/seat{seat}.json").read_text()) for seat in (0, 1)]
@@ -335,8 +392,12 @@ def main() -> int:
             results = {}
             # Game and baseline alternate in slices on the same server, so both see the same machine
             # (other processes on it included).
+            cpu = CpuMeter({"workers": gunicorn.worker_pids(), "redis": [server.pid]})
             if args.clients == 2:
-                game, base, frame_bytes = two_clients(gunicorn.url, args)
+                game, base, frame_bytes = two_clients(gunicorn.url, args, cpu)
+                measured = max(int(args.duration // args.slice), 1) * args.slice
+                results["cpu_per_message"] = cpu.report({"game": game.summary()["n"] / measured,
+                                                            "baseline": base.summary()["n"] / measured})
             else:
                 game, base, frame_bytes = one_client(gunicorn.url, args)
             sockets = 4 * args.games
@@ -347,6 +408,9 @@ def main() -> int:
                   f"{results['game']}", flush=True)
             print(f"baseline  {args.games} relay pairs, frames of {frame_bytes} B: "
                   f"{results['baseline']}", flush=True)
+            if "cpu_per_message" in results:
+                print("cpu       [user ms, system ms, context switches] per move (game) / per relayed frame "
+                      f"(baseline): {results['cpu_per_message']}", flush=True)
             ok = results["game"].get("p99", 1e9) < 50 and not game.drops and not game.errors
             best = sockets if ok else 0
             # Ramp: the same games again, plus more and more idle sockets (watchers of a quiet game).
