@@ -45,6 +45,8 @@ SEND_TIMEOUT = 10.0
 # Largest message accepted from a client (an action is well under 1 KB).
 MAX_MESSAGE = 16 * 1024
 MAX_ID = 255
+# Most frames written at once by a handler thread (an ack and the states queued behind it).
+BATCH_FRAMES = 16
 # What a send raises when the client is gone (or the reader thread closed the socket meanwhile: a frame
 # after the close frame is a protocol error in wsproto).
 GONE = (ConnectionClosed, OSError, LocalProtocolError)
@@ -132,6 +134,19 @@ class Session:
         with self.send_lock:
             try:
                 self.ws.send(message if isinstance(message, str) else encode(message))
+            except GONE:
+                return False
+        self.last_sent = time.monotonic()
+        return True
+
+    def send_batch(self, texts: list[str]) -> bool:
+        """Send text frames in order with one write (ack and state of a move reach the client in one
+        segment: one system call here, one wake-up there); return False when the client is gone."""
+        with self.send_lock:
+            try:
+                if not self.ws.connected:
+                    return False
+                self.ws.sock.send(b"".join(self.ws.ws.send(TextMessage(data=text)) for text in texts))
             except GONE:
                 return False
         self.last_sent = time.monotonic()
@@ -257,21 +272,25 @@ class Session:
         conn = self.conn
         tick = max(self.idle / 4, 0.05)
         next_check = time.monotonic() + tick
+        held = None  # a marker taken from the outbox while gathering frames: handled next round
         while True:
-            try:
-                item = conn.outbox.get(timeout=max(next_check - time.monotonic(), 0))
-            except queue.Empty:
-                item = None
+            if held is not None:
+                item, held = held, None
+            else:
+                try:
+                    item = conn.outbox.get(timeout=max(next_check - time.monotonic(), 0))
+                except queue.Empty:
+                    item = None
             if item is CLOSE:
                 self.hang_up(1008, "closed by the server")
                 return
-            if isinstance(item, str):
-                sent = self.send(item)
-                conn.sent()
-                if not sent:
-                    return
-            if item is INBOUND and not self.read_all():
+            replies: list[str] = []
+            if item is INBOUND and not self.read_all(replies):
                 return
+            if isinstance(item, str) or replies:
+                held = self.send_gathered(replies, [item] if isinstance(item, str) else [])
+                if held is False:
+                    return
             if item is FLUSH and not self.flush():
                 return
             now = time.monotonic()
@@ -279,6 +298,30 @@ class Session:
                 next_check = now + tick
                 if not self.alive(now):
                     return
+
+    def send_gathered(self, replies: list[str], queued: list[str]):
+        """Send `replies`, then `queued` (frames taken from the outbox) and the frames waiting behind
+        them, in one write; return the marker met in the outbox (None if none), or False when the
+        client is gone.
+
+        The outbox's frames count as queued until they are written, so a push meanwhile cannot go
+        out directly ahead of them; and while this socket's replies are unsent it is still `acting`.
+        """
+        conn, marker = self.conn, None
+        while len(queued) < BATCH_FRAMES:
+            try:
+                item = conn.outbox.get_nowait()
+            except queue.Empty:
+                break
+            if not isinstance(item, str):
+                marker = item
+                break
+            queued.append(item)
+        sent = self.send_batch(replies + queued)
+        self.acting = False
+        for _ in queued:
+            conn.sent()
+        return marker if sent else False
 
     def alive(self, now: float) -> bool:
         """Check the client between frames; return False when it is gone or has stopped answering.
@@ -301,8 +344,9 @@ class Session:
         # Browsers cannot see pings: a frame at least every interval tells the client we live.
         return now - self.last_sent < self.idle or self.send({"type": "keepalive"})
 
-    def read_all(self) -> bool:
-        """Handle every message waiting; return False when the client is gone."""
+    def read_all(self, replies: list[str]) -> bool:
+        """Handle every message waiting, adding the answers to `replies` (the caller sends them, and
+        the frames pushed meanwhile after them); return False when the client is gone."""
         while True:
             try:
                 text = self.ws.receive(timeout=0)
@@ -311,8 +355,8 @@ class Session:
             if text is None:
                 return True
             reply = self.handle(text)
-            if reply is not None and not self.send(reply):
-                return False
+            if reply is not None:
+                replies.append(encode(reply))
 
     def push_committed(self, game, entry: str) -> None:
         """on_commit of GameService.act: this process's sockets of the game get the commit now."""
@@ -336,29 +380,37 @@ class Session:
         if self.token is None:
             return self.error("bad_token", "This socket watches the table: hello with a seat token to act.",
                               msg_id)
+        # Until the answer is written (send_gathered), what is pushed to this socket is queued: it
+        # follows the ack, in the same write.
         self.acting = True
         try:
-            try:
-                # Each commit goes to this process's sockets of the game at once (the opponent's first),
-                # straight from what was committed; other processes get it with the store's nudge.
-                answer, _replayed = self.service.act(
-                    self.game_id, self.token, {"action": msg["action"], "version": version}, msg_id,
-                    self.base_url, on_commit=self.push_committed)
-                if isinstance(answer, str):  # the stored answer's JSON text (what an HTTP retry gets)
-                    answer = json.loads(answer)
-            except ApiError as err:
-                return self.error(err.code, err.detail, msg_id, **err.extra)
-            except StoreUnavailable:
-                return self.error("store_unavailable", "", msg_id)
-            if not self.send({"type": "ack", "id": msg_id, "version": answer["version"]}):
-                return None
-        finally:
-            self.acting = False  # what was pushed to this socket meanwhile is queued: it follows the ack
-        # Our own move's state is normally queued already (pushed during act); a replayed answer's is not.
-        state = encode({"type": "state", "version": answer["version"], "view": answer["view"],
-                        "events": answer.get("events", [])})
-        self.conn.offer_state(answer["version"], lambda _previous: state)
-        return None
+            # Each commit goes to this process's sockets of the game at once (the opponent's first),
+            # straight from what was committed; other processes get it with the store's nudge.
+            answer, replayed = self.service.act(
+                self.game_id, self.token, {"action": msg["action"], "version": version}, msg_id,
+                self.base_url, on_commit=self.push_committed)
+        except ApiError as err:
+            return self.error(err.code, err.detail, msg_id, **err.extra)
+        except StoreUnavailable:
+            return self.error("store_unavailable", "", msg_id)
+        if replayed or not isinstance(answer, str):
+            # The stored answer (its JSON text, what an HTTP retry gets) of an earlier request.
+            answer = json.loads(answer) if isinstance(answer, str) else answer
+            new_version = answer["version"]
+        else:
+            new_version = version + 1  # a move applied now is at the next version
+        # Our own move's state is normally queued already (pushed during act, then this is a no-op
+        # that parses nothing); a replayed answer's is not.
+        self.conn.offer_state(new_version, lambda _previous: _state_frame(answer))
+        return {"type": "ack", "id": msg_id, "version": new_version}
+
+
+def _state_frame(answer: dict | str) -> str:
+    """Return the state frame of an action's answer (a dict, or its JSON text)."""
+    if isinstance(answer, str):
+        answer = json.loads(answer)
+    return encode({"type": "state", "version": answer["version"], "view": answer["view"],
+                   "events": answer.get("events", [])})
 
 
 def _parse(text):

@@ -173,6 +173,37 @@ def test_the_mover_gets_its_ack_before_the_state_of_its_move(live: Live) -> None
             views[seat] = sock.wait(is_state(version + 1), keep=True)["view"]
 
 
+def _frames_of(conn: WSConnection, data: bytes) -> list[dict]:
+    conn.receive_data(data)
+    return [json.loads(e.data) for e in conn.events() if isinstance(e, TextMessage)]
+
+
+def test_the_ack_and_the_state_of_the_move_come_in_one_write(live: Live) -> None:
+    """api.ws sends an action's ack and the state of that move (queued meanwhile) with one write: the
+    first read after the action holds both, ack first (one system call there, one wake-up here)."""
+    game_id, tokens = duo_game(live.http)
+    version, position = live.position(game_id)
+    active = position["active"]
+    sock, conn = _raw_client(live.url, game_id, tokens[active])
+    try:
+        frames: list[dict] = []
+        while not {"state", "presence"} <= {f["type"] for f in frames}:
+            frames += _frames_of(conn, sock.recv(65536))
+        view = next(f for f in frames if f["type"] == "state")["view"]
+        sock.settimeout(0.3)
+        with suppress(TimeoutError):  # whatever else the hello brought (debug, a second presence)
+            while sock.recv(65536):
+                pass
+        sock.settimeout(5)
+        sock.sendall(conn.send(TextMessage(json.dumps({"type": "action", "id": "m1", "version": version,
+                                                       "action": view["legal_actions"][0]}))))
+        first = _frames_of(conn, sock.recv(65536))
+        kinds = [(f["type"], f.get("version")) for f in first]
+        assert kinds[:2] == [("ack", version + 1), ("state", version + 1)], kinds
+    finally:
+        sock.close()
+
+
 def test_every_frame_is_documented_and_states_come_in_order(mem_live: Live) -> None:
     game_id, tokens = duo_game(mem_live.http)
     a = mem_live.socket(game_id, tokens[0])
