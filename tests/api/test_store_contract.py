@@ -473,6 +473,38 @@ def test_redis_restart_between_commits_loses_nothing_acknowledged(redis_server) 
 
 
 @pytest.mark.redis
+def test_redis_commit_survives_a_flushed_script_cache_and_killed_connections(redis_server) -> None:
+    """The commit's own fast path (RedisStore._run) hands over to redis-py's script object when the
+    server does not know the script (NOSCRIPT), and finds a new connection when its pooled one was
+    killed; each commit still applies exactly once."""
+    import redis
+
+    from api.store.redis import RedisStore
+
+    store = RedisStore(redis_server.url)
+    try:
+        game_id = new_id()
+        store.create(game_id, "v1", HOUR)
+        assert store.commit(game_id, 1, "v2", ttl=HOUR, log="e2").status == "ok"
+        with redis.Redis.from_url(redis_server.url) as raw:
+            raw.script_flush()
+            assert raw.script_exists(store._commit.sha) == [False]
+            assert store.commit(game_id, 2, "v3", ttl=HOUR, idem_key="k", fingerprint="f", response="R3",
+                                log="e3") == CommitResult("ok", 3)  # fmt: skip
+            assert raw.script_exists(store._commit.sha) == [True]
+            # Every connection of the store's pool is killed: the next commit finds its socket dead.
+            killed = raw.client_kill_filter(_type="normal", skipme=True)
+            assert killed >= 1
+            assert store.commit(game_id, 2, "v3", ttl=HOUR, idem_key="k", fingerprint="f") == CommitResult(
+                "duplicate", 3, "R3")
+            assert store.commit(game_id, 3, "v4", ttl=HOUR, log="e4") == CommitResult("ok", 4)
+        assert store.load(game_id) == (4, "v4")
+        assert store.log_since(game_id, 0) == [(2, "e2"), (3, "e3"), (4, "e4")]
+    finally:
+        store.close()
+
+
+@pytest.mark.redis
 def test_redis_down_raises_store_unavailable_then_recovers(redis_server) -> None:
     from api.store.redis import RedisStore
 
