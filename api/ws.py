@@ -388,27 +388,24 @@ class Session:
             # straight from what was committed; other processes get it with the store's nudge.
             answer, replayed = self.service.act(
                 self.game_id, self.token, {"action": msg["action"], "version": version}, msg_id,
-                self.base_url, on_commit=self.push_committed)
+                self.base_url, on_commit=self.push_committed, answer=False)
         except ApiError as err:
             return self.error(err.code, err.detail, msg_id, **err.extra)
         except StoreUnavailable:
             return self.error("store_unavailable", "", msg_id)
-        if replayed or not isinstance(answer, str):
-            # The stored answer (its JSON text, what an HTTP retry gets) of an earlier request.
-            answer = json.loads(answer) if isinstance(answer, str) else answer
-            new_version = answer["version"]
-        else:
-            new_version = version + 1  # a move applied now is at the next version
-        # Our own move's state is normally queued already (pushed during act, then this is a no-op
-        # that parses nothing); a replayed answer's is not.
+        if not replayed:
+            # Applied now, at the next version; push_committed has queued its state (should that push
+            # have failed, the store's nudge brings it to this worker's sockets like to any other's).
+            return {"type": "ack", "id": msg_id, "version": version + 1}
+        # The answer of an earlier request with this id: its state may be news to this socket.
+        answer = json.loads(answer)
+        new_version = answer["version"]
         self.conn.offer_state(new_version, lambda _previous: _state_frame(answer))
         return {"type": "ack", "id": msg_id, "version": new_version}
 
 
-def _state_frame(answer: dict | str) -> str:
-    """Return the state frame of an action's answer (a dict, or its JSON text)."""
-    if isinstance(answer, str):
-        answer = json.loads(answer)
+def _state_frame(answer: dict) -> str:
+    """Return the state frame of an action's answer."""
     return encode({"type": "state", "version": answer["version"], "view": answer["view"],
                    "events": answer.get("events", [])})
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 
@@ -106,7 +107,24 @@ def test_retry_returns_the_first_answer_and_applies_nothing(client, api_store):
     play_first_legal(game, 0, "key-2")
     late = game.act(0, action, version=1, key="key-1")
     assert late.status_code == 200 and late.get_json() == first.get_json()
+    # The record keeps what the answer is rendered from (api.service._replay_record): the same bytes.
+    assert late.data == first.data
     assert stored(api_store, game.id)[0] == 3
+
+
+def test_an_answer_stored_whole_by_an_older_release_is_replayed_as_is(client, api_store):
+    """Before the replay records, the idempotency record held the answer's JSON text itself."""
+    game = new_game(client, "solo")
+    action = game.get(0).get_json()["view"]["legal_actions"][0]
+    fingerprint = hashlib.sha256(json.dumps([0, {"action": action, "version": 1}], sort_keys=True)
+                                 .encode()).hexdigest()
+    old_answer = json.dumps({"game_id": game.id, "version": 2, "written": "by an older release"})
+    version, raw = api_store.load(game.id)
+    assert api_store.commit(game.id, version, raw, ttl=600, idem_key="old-key", fingerprint=fingerprint,
+                            response=old_answer).status == "ok"
+    resp = game.act(0, action, version=1, key="old-key")
+    assert resp.status_code == 200 and resp.headers["Idempotent-Replayed"] == "true"
+    assert resp.data.decode() == old_answer
 
 
 def test_same_key_with_another_request_is_refused(client, api_store):
