@@ -314,8 +314,10 @@ class Hub:
         else:
             doc, entry = snapshot
             game = Loaded(version, json.loads(doc), doc)
-            self._service.remember(game_id, game)  # the next move here starts from it (api.recent)
             self._refresh(game_id, conns, game, entry)
+            # The next move here starts from it (api.recent), decoded by the render. Noted after the
+            # sockets have their frames: a move that comes even sooner just reads the game first.
+            self._service.remember(game_id, game)
 
     def _render_loop(self, inbox: queue.SimpleQueue) -> None:
         while (item := inbox.get()) is not _STOP:
