@@ -250,9 +250,9 @@ class RedisStore(GameStore):
         """Return the reply of `script` run on a pooled connection: one write, one read.
 
         The hot path of every move. redis-py's command path (retry wrapper, telemetry hooks, reply
-        callbacks) cost about half as much CPU again as the round trip (measured: 88 against 60 us),
-        and every microsecond of CPU in a worker with hundreds of threads is paid again waiting for
-        the GIL. When the server lost the script (NOSCRIPT: a restart, SCRIPT FLUSH) or the
+        callbacks) costs CPU beside the round trip itself (measured on an idle server: about 90
+        against 70 us per commit, noisy), and CPU in a worker with hundreds of threads is paid again
+        by every thread waiting for the GIL. When the server lost the script (NOSCRIPT: a restart, SCRIPT FLUSH) or the
         connection broke, the script object takes over: it loads the script, or retries as every
         other command does (a retried commit answers "duplicate" or "conflict", never applies twice).
         Raises redis errors like the script object.
