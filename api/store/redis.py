@@ -252,9 +252,10 @@ class RedisStore(GameStore):
         The hot path of every move. redis-py's command path (retry wrapper, telemetry hooks, reply
         callbacks) costs CPU beside the round trip itself (measured on an idle server: about 90
         against 70 us per commit, noisy), and CPU in a worker with hundreds of threads is paid again
-        by every thread waiting for the GIL. When the server lost the script (NOSCRIPT: a restart, SCRIPT FLUSH) or the
-        connection broke, the script object takes over: it loads the script, or retries as every
-        other command does (a retried commit answers "duplicate" or "conflict", never applies twice).
+        by every thread waiting for the GIL. When the server lost the script (NOSCRIPT: a restart,
+        SCRIPT FLUSH) or the connection broke, the script object takes over: it loads the script, or
+        retries as every other command does (a retried commit answers "duplicate" or "conflict", never
+        applies twice).
         Raises redis errors like the script object.
         """
         pool = self._client.connection_pool
