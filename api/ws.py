@@ -131,17 +131,12 @@ class Session:
 
     def send(self, message: dict | str) -> bool:
         """Send one frame now, waiting for the send lock; return False when the client is gone."""
-        with self.send_lock:
-            try:
-                self.ws.send(message if isinstance(message, str) else encode(message))
-            except GONE:
-                return False
-        self.last_sent = time.monotonic()
-        return True
+        return self.send_batch([message if isinstance(message, str) else encode(message)])
 
     def send_batch(self, texts: list[str]) -> bool:
         """Send text frames in order with one write (ack and state of a move reach the client in one
-        segment: one system call here, one wake-up there); return False when the client is gone."""
+        segment: one system call here, one wake-up there), waiting for the send lock; return False
+        when the client is gone."""
         with self.send_lock:
             try:
                 if not self.ws.connected:
