@@ -1,7 +1,8 @@
 """Push latency of live play: action sent on one socket -> the opponent's socket has the new state.
 
     .venv/bin/python tests/perf/push_bench.py [--games 200] [--duration 30] [--interval 1.0]
-                                              [--ramp 400,800,1600] [--slice 5]
+                                              [--ramp 400,800,1600] [--slice 5] [--clients 1|2]
+                                              [--switches]
 
 Starts a private redis-server (AOF everysec, as deploy/) and gunicorn with 2 gthread workers (the
 baseline relay enabled by ALCABOHNE_WS_BASELINE=1), then, on that same server:
@@ -23,7 +24,9 @@ socket in this process, as the first version of this benchmark did (its figures 
 the earlier notes).
 
 A drop is a state (or relayed frame) that did not arrive within 5 s. Client and server share the
-machine, so these are upper bounds for the server. Prints one line per phase and a summary.
+machine, so these are upper bounds for the server. Prints one line per phase, with two client
+processes a `cpu` line (user and system CPU of the workers, Redis and the clients per move and per
+relayed frame, from /proc; `--switches` adds context switches), and a summary.
 """
 
 from __future__ import annotations
@@ -260,14 +263,15 @@ class CpuMeter:
     the baseline windows. Each window is sampled from 0.5 s after its start to its end, so that
     messages sent just before a switch of phase are not counted in the wrong one."""
 
-    def __init__(self, groups: dict[str, list[int]]) -> None:
+    def __init__(self, groups: dict[str, list[int]], *, switches: bool = False) -> None:
         self.groups = dict(groups)
+        self.switches = switches  # reading every thread's status costs CPU at each window's edges
         self.spent: dict[tuple[str, str], list[float]] = {}
         self.seconds = {"game": 0.0, "baseline": 0.0}
 
-    @staticmethod
-    def _sample(pids: list[int]) -> list[float]:
-        """Return [user s, system s, context switches] summed over `pids` and all their threads."""
+    def _sample(self, pids: list[int]) -> list[float]:
+        """Return [user s, system s, context switches (0 unless asked for)] summed over `pids` and all
+        their threads."""
         tick = os.sysconf("SC_CLK_TCK")
         user = system = switches = 0.0
         for pid in pids:
@@ -275,10 +279,10 @@ class CpuMeter:
                 fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
                 user += int(fields[11]) / tick
                 system += int(fields[12]) / tick
-            for status in Path(f"/proc/{pid}/task").glob("*/status"):
+            for status in Path(f"/proc/{pid}/task").glob("*/status") if self.switches else ():
                 with contextlib.suppress(OSError):
                     for line in status.read_text().splitlines():
-                        if line.endswith("ctxt_switches:") or "ctxt_switches:" in line:
+                        if "ctxt_switches:" in line:  # voluntary and involuntary
                             switches += int(line.split()[1])
         return [user, system, switches]
 
@@ -374,6 +378,8 @@ def main() -> int:
     ap.add_argument("--ramp", default="400,800,1600", help="idle sockets for the ramp ('' = none)")
     ap.add_argument("--clients", type=int, choices=(1, 2), default=2,
                     help="client processes: 2 = one per seat (default), 1 = all sockets in this one")
+    ap.add_argument("--switches", action="store_true",
+                    help="also count context switches (reads every thread's /proc status: some CPU)")
     args = ap.parse_args()
     ramp = [int(n) for n in args.ramp.split(",") if n]
     most = max([4 * args.games, 2 * args.games + max(ramp, default=0)])
@@ -392,7 +398,7 @@ def main() -> int:
             results = {}
             # Game and baseline alternate in slices on the same server, so both see the same machine
             # (other processes on it included).
-            cpu = CpuMeter({"workers": gunicorn.worker_pids(), "redis": [server.pid]})
+            cpu = CpuMeter({"workers": gunicorn.worker_pids(), "redis": [server.pid]}, switches=args.switches)
             if args.clients == 2:
                 game, base, frame_bytes = two_clients(gunicorn.url, args, cpu)
                 measured = max(int(args.duration // args.slice), 1) * args.slice
