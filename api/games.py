@@ -149,7 +149,8 @@ def post_action(headers, args, game_id):
     on_commit = (lambda game, entry: hub.push_committed(game_id, game, entry)) if hub is not None else None
     text, replayed = _service().act(game_id, _token(), args, headers.get("idempotency_key"), _base_url(),
                                     on_commit=on_commit)
-    # Sent as stored (ActionResultSchema describes it): a retry gets the very same bytes.
+    # Sent as rendered by the service (ActionResultSchema describes it): a retry gets the same bytes,
+    # rendered again from the idempotency record.
     resp = current_app.response_class(text, mimetype="application/json")
     if replayed:
         resp.headers["Idempotent-Replayed"] = "true"
