@@ -310,7 +310,8 @@ class GameService:
             self._play_bots(game_id, game.version + 1, doc, new_state, on_commit)
             if not answer:
                 return None, False
-            return self._answer(game_id, game.version + 1, doc, new_state, seat, events, base_url), False
+            return self._answer(game_id, game.version + 1, doc, new_state, seat,
+                                engine.redact_events(events, seat), base_url), False
         if res.status == "duplicate":
             return self._replayed(game_id, res.response, base_url), True
         # Someone else moved between our load and our commit: the caller must look again.
@@ -318,9 +319,10 @@ class GameService:
 
     def _answer(self, game_id: str, version: int, doc: dict, state, seat: int, events: list[dict],
                 base_url: str) -> str:
-        """Return the JSON text of the answer to an action that brought the game to `version`."""
+        """Return the JSON text of the answer to an action that brought the game to `version`
+        (`events` already redacted for `seat`)."""
         body = self._game_body(game_id, version, doc, state, seat, base_url)
-        body["events"] = engine.redact_events(events, seat)
+        body["events"] = events
         return dumps(body)
 
     def _replayed(self, game_id: str, record: str, base_url: str) -> str:
@@ -330,9 +332,8 @@ class GameService:
             return record  # the answer itself, as an older release stored it
         _, seat, version, entry, raw = record.split("\n", 4)
         doc = json.loads(raw)
-        events = json.loads(entry)["events"]
-        return self._answer(game_id, int(version), doc, engine.from_position(doc["p"]), int(seat), events,
-                            base_url)
+        return self._answer(game_id, int(version), doc, engine.from_position(doc["p"]), int(seat),
+                            entry_events(entry, int(seat)), base_url)
 
     # ----------------------------------------------------------------- bots, hints, records
 

@@ -399,8 +399,9 @@ def main() -> int:
             results = {}
             # Game and baseline alternate in slices on the same server, so both see the same machine
             # (other processes on it included).
-            cpu = CpuMeter({"workers": gunicorn.worker_pids(), "redis": [server.pid]}, switches=args.switches)
             if args.clients == 2:
+                cpu = CpuMeter({"workers": gunicorn.worker_pids(), "redis": [server.pid]},
+                               switches=args.switches)
                 game, base, frame_bytes = two_clients(gunicorn.url, args, cpu)
                 measured = max(int(args.duration // args.slice), 1) * args.slice
                 results["cpu_per_message"] = cpu.report({"game": game.summary()["n"] / measured,
