@@ -13,6 +13,7 @@ from werkzeug.routing import BaseConverter
 
 from api import auth
 from api.errors import CODES, PROBLEM_TYPE, ApiError
+from api.hub import nudge_frames
 from api.schemas import (
     ActionRequestSchema,
     ActionResultSchema,
@@ -148,7 +149,7 @@ def post_action(headers, args, game_id):
     # This process's sockets of the game get each commit at once (other processes by the store's nudge).
     on_commit = (lambda game, entry: hub.push_committed(game_id, game, entry)) if hub is not None else None
     text, replayed = _service().act(game_id, _token(), args, headers.get("idempotency_key"), _base_url(),
-                                    on_commit=on_commit)
+                                    on_commit=on_commit, frames=nudge_frames if hub is not None else None)
     # Sent as rendered by the service (ActionResultSchema describes it): a retry gets the same bytes,
     # rendered again from the idempotency record.
     resp = current_app.response_class(text, mimetype="application/json")

@@ -4,11 +4,13 @@ One hub per app (so per gunicorn worker). On the first socket it makes the worke
 subscription (Redis: the store's PSUBSCRIBE, made before its listener thread starts; embedded stores:
 the in-process broker). It keeps a registry game id -> connections behind a lock. A commit reaches
 the sockets of the process that made it straight from the committing thread (`push_committed`), and
-the other processes' sockets by the store's nudge, which carries the committed document: the listener
-thread renders it once per seat (one `engine.view` and one JSON encoding per seat, no read) and gives
-each connection its frame: sent at once when the socket is idle, else queued for the connection's own
-handler thread (api.ws), so a slow or vanished client never blocks another socket. A nudge without
-the document (an older writer) goes to a renderer thread, which reads the game first.
+the other processes' sockets by the store's nudge, which carries the committed document and the frames
+the committer rendered for the other seats before committing (`nudge_frames`): the listener thread
+forwards those, renders what else its sockets need (the mover's seat, watchers, sockets more than one
+version behind: one `engine.view` and one JSON encoding per seat, no read), and gives each connection
+its frame: sent at once when the socket is idle, else queued for the connection's own handler thread
+(api.ws), so a slow or vanished client never blocks another socket. A nudge without the document (an
+older writer) goes to a renderer thread, which reads the game first.
 
 Presence goes through the store (`set_presence` / `online_seats`, expiring entries refreshed by a
 heartbeat thread), so it is right across workers and hosts, and a worker killed with its sockets
@@ -18,7 +20,6 @@ every local socket gets a fresh state and presence (or `{"type": "resync"}` when
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import secrets
@@ -27,8 +28,9 @@ import time
 from collections.abc import Callable, Iterable
 
 import engine
+from api import jsontext
 from api.errors import ApiError
-from api.service import GameService, Loaded, entry_events
+from api.service import BOT_SEAT, GameService, Loaded, entry_events
 from api.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -49,7 +51,36 @@ _STOP = object()
 
 def encode(message: dict) -> str:
     """Return the compact JSON text of one frame."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return jsontext.dumps(message)
+
+
+def state_frame(state, version: int, seat: int | None, raw_events: str | None) -> str:
+    """Return the state frame of `version` as `seat` sees it (None: the table), with the events of its
+    log entry `raw_events` unless that is None."""
+    message = {"type": "state", "version": version, "view": engine.view(state, seat)}
+    if raw_events is not None:
+        message["events"] = entry_events(raw_events, seat)
+    return encode(message)
+
+
+def nudge_frames(state, version: int, entry: str, seats: list, mover: int) -> str:
+    """Return the frames that ride a commit's nudge (GameService.act's `frames`): the state frame of
+    `version` with the events of `entry`, for each seat other than the `mover` that a player holds, as
+    "<seat>:<frame>" lines. The mover's own sockets are mostly on the committing process, which renders
+    theirs after the commit; free and bot seats have no socket."""
+    return "\n".join(f"{seat}:{state_frame(state, version, seat, entry)}"
+                     for seat, holder in enumerate(seats)
+                     if seat != mover and holder is not None and holder != BOT_SEAT)
+
+
+def _rendered(text: str) -> dict[tuple[int | None, bool], str]:
+    """Parse nudge_frames' text into the frames cache of Hub._render."""
+    frames: dict[tuple[int | None, bool], str] = {}
+    for line in text.split("\n") if text else ():
+        seat, sep, frame = line.partition(":")
+        if sep and seat.isdigit():
+            frames[(int(seat), True)] = frame
+    return frames
 
 
 class Connection:
@@ -256,16 +287,14 @@ class Hub:
             return
         if last_seat is not None:
             live.sort(key=lambda conn: conn.seat == last_seat)
-        state = game.state()
-        frames: dict[tuple[int | None, bool], str] = {}
+        # The frames the committer rendered (nudge_frames) are the ones this would render.
+        frames = _rendered(game.frames) if raw_events is not None else {}
 
         def frame(seat: int | None, with_events: bool) -> str:
             key = (seat, with_events)
             if key not in frames:  # rendered when first needed: the first socket need not wait for others
-                message = {"type": "state", "version": game.version, "view": engine.view(state, seat)}
-                if with_events:
-                    message["events"] = entry_events(raw_events, seat)
-                frames[key] = encode(message)
+                events = raw_events if with_events else None
+                frames[key] = state_frame(game.state(), game.version, seat, events)
             return frames[key]
 
         for conn in live:
@@ -274,9 +303,9 @@ class Hub:
 
     # ------------------------------------------------------------------ store callbacks
 
-    def _on_nudge(self, game_id: str, version: int, snapshot: tuple[str, str] | None = None) -> None:
-        """A commit of `game_id` reached `version` (`snapshot`: its document and log entry, when the
-        store sent them): render it for the local sockets here, or, without a snapshot, hand it to the
+    def _on_nudge(self, game_id: str, version: int, snapshot: tuple[str, str, str] | None = None) -> None:
+        """A commit of `game_id` reached `version` (`snapshot`: its document, log entry and frames, when
+        the store sent them): push it to the local sockets here, or, without a snapshot, hand it to the
         game's renderer thread, which reads it (listener thread)."""
         conns = self.connections(game_id)
         if not conns or all(conn.version >= version for conn in conns):
@@ -305,18 +334,19 @@ class Hub:
         except Exception:
             log.exception("push of %s v%s failed", game_id, game.version)
 
-    def _push(self, game_id: str, version: int, snapshot: tuple[str, str] | None) -> None:
+    def _push(self, game_id: str, version: int, snapshot: tuple[str, str, str] | None) -> None:
         conns = self.connections(game_id)
         if not conns or all(conn.version >= version for conn in conns):
             return
         if snapshot is None:
             self._refresh(game_id, conns)
         else:
-            doc, entry = snapshot
-            game = Loaded(version, json.loads(doc), doc)
+            doc, entry, frames = snapshot
+            game = Loaded(version, jsontext.loads_own(doc), doc, frames=frames)
             self._refresh(game_id, conns, game, entry)
-            # The next move here starts from it (api.recent), decoded by the render. Noted after the
-            # sockets have their frames: a move that comes even sooner just reads the game first.
+            # The next move here starts from it (api.recent), decoded now that the sockets have their
+            # frames, off the path of both pushes. A move that comes even sooner reads the game first.
+            game.state()
             self._service.remember(game_id, game)
 
     def _render_loop(self, inbox: queue.SimpleQueue) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import engine
 import engine.bots
-from api import auth, records
+from api import auth, jsontext, records
 from api.errors import ApiError
 from api.recent import RecentGames
 from api.store.base import GameStore
@@ -34,10 +34,13 @@ BOT_SEAT = "bot"
 # A safety net for one run of bot moves (a bot's whole turn is a dozen actions at most).
 MAX_BOT_MOVES = 200
 
+# frames(state, version, log entry, seats, mover) -> text: see GameService.act.
+Frames = Callable[[object, int, str, list, int], str]
+
 
 def dumps(obj) -> str:
-    """Compact JSON, the form of everything written to the store."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON, the form of everything written to the store (api.jsontext)."""
+    return jsontext.dumps(obj)
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class Loaded:
     doc: dict
     raw: str
     parsed: object = None  # the engine state of doc["p"], when the caller has it already
+    frames: str = ""  # the socket frames rendered with the commit that made this version (api.hub)
 
     @property
     def seats(self) -> list[str | None]:
@@ -93,7 +97,7 @@ class GameService:
         if found is None:
             raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")
         version, raw = found
-        game = Loaded(version, json.loads(raw), raw)
+        game = Loaded(version, jsontext.loads_own(raw), raw)
         self.recent.put(game_id, game)
         return game
 
@@ -160,7 +164,7 @@ class GameService:
         if found is None:
             raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")
         version, raw, entry = found
-        return Loaded(version, json.loads(raw), raw), entry
+        return Loaded(version, jsontext.loads_own(raw), raw), entry
 
     def join_link(self, game_id: str, token: str | None, code: str | None, client: str, base_url: str) -> str:
         """Return the join URL to draw as a QR code: for `code` if it is a live code of this game, else
@@ -243,7 +247,8 @@ class GameService:
         raise ApiError("store_unavailable", "no free code found; try again")  # pragma: no cover
 
     def act(self, game_id: str, token: str | None, body: dict, idem_key: str | None, base_url: str,
-            on_commit: Callable[[Loaded, str], None] | None = None, *, answer: bool = True):
+            on_commit: Callable[[Loaded, str], None] | None = None, *, answer: bool = True,
+            frames: Frames | None = None):
         """Apply `body["action"]` for the caller's seat at `body["version"]`.
 
         Returns (answer, replayed): answer is the JSON text of {game_id, version, seat, view, seats,
@@ -261,7 +266,9 @@ class GameService:
         `on_commit(game, log_entry)`, when given, is called right after each commit this call makes
         (the caller's move, then each bot move), before anything else: the websocket hub pushes the
         new version to the sockets of this process from it, without reading the game back. It must
-        not raise.
+        not raise. `frames(state, version, log_entry, seats, mover)`, when given, renders the socket
+        frames of the other seats before each commit; they go with the store's nudge (so other
+        processes only forward them) and with the Loaded given to `on_commit`.
         """
         expected = body["version"]
         # The version the move was made at, if this process holds it: no read (see api.recent).
@@ -296,18 +303,20 @@ class GameService:
         new_pos = engine.to_position(new_state)
         doc = dict(game.doc, p=new_pos, u=int(time.time()))
         raw, entry = dumps(doc), log_entry(seat, body["action"], events)
+        pushed = frames(new_state, game.version + 1, entry, doc["s"], seat) if frames is not None else ""
         # The idempotency record keeps what the answer is rendered from, not the answer: rendering it
         # here, before the commit, would delay every push of the move (measured: about 75 us of CPU).
         res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, new_pos["phase"]),
                                 idem_key=idem_key, fingerprint=fingerprint,
-                                response=_replay_record(seat, game.version + 1, entry, raw), log=entry)
+                                response=_replay_record(seat, game.version + 1, entry, raw), log=entry,
+                                frames=pushed)
         self._check_idempotency(res.status)
         if res.status == "ok":
-            committed = Loaded(game.version + 1, doc, raw, new_state)
+            committed = Loaded(game.version + 1, doc, raw, new_state, pushed)
             self.recent.put(game_id, committed)
             if on_commit is not None:
                 on_commit(committed, entry)
-            self._play_bots(game_id, game.version + 1, doc, new_state, on_commit)
+            self._play_bots(game_id, game.version + 1, doc, new_state, on_commit, frames)
             if not answer:
                 return None, False
             return self._answer(game_id, game.version + 1, doc, new_state, seat,
@@ -331,16 +340,17 @@ class GameService:
         if not record.startswith(_REPLAY + "\n"):
             return record  # the answer itself, as an older release stored it
         _, seat, version, entry, raw = record.split("\n", 4)
-        doc = json.loads(raw)
+        doc = jsontext.loads_own(raw)
         return self._answer(game_id, int(version), doc, engine.from_position(doc["p"]), int(seat),
                             entry_events(entry, int(seat)), base_url)
 
     # ----------------------------------------------------------------- bots, hints, records
 
     def _play_bots(self, game_id: str, version: int, doc: dict, state,
-                   on_commit: Callable[[Loaded, str], None] | None = None) -> tuple[int, dict, object]:
+                   on_commit: Callable[[Loaded, str], None] | None = None,
+                   frames: Frames | None = None) -> tuple[int, dict, object]:
         """Commit the bot's moves while the game is not over and the bot's seat is to move; return the
-        last (version, doc, state) this call knows of. `on_commit` as in `act`.
+        last (version, doc, state) this call knows of. `on_commit` and `frames` as in `act`.
 
         The bot decides from `engine.view(state, bot seat)` only, seeded from the game's secret and the
         version it moves from (records.derived_seed). Each move is its own commit (CAS on the version,
@@ -360,11 +370,13 @@ class GameService:
             new_state, events = engine.apply(state, action)
             new_doc = dict(doc, p=engine.to_position(new_state), u=int(time.time()))
             raw, entry = dumps(new_doc), log_entry(seat, action, events)
-            res = self.store.commit(game_id, version, raw, ttl=self._ttl(new_doc, new_state.phase), log=entry)
+            pushed = frames(new_state, version + 1, entry, new_doc["s"], seat) if frames is not None else ""
+            res = self.store.commit(game_id, version, raw, ttl=self._ttl(new_doc, new_state.phase), log=entry,
+                                    frames=pushed)
             if res.status != "ok":
                 break
             version, doc, state = version + 1, new_doc, new_state
-            committed = Loaded(version, doc, raw, state)
+            committed = Loaded(version, doc, raw, state, pushed)
             self.recent.put(game_id, committed)
             if on_commit is not None:
                 on_commit(committed, entry)
@@ -469,7 +481,7 @@ class GameService:
                 self.store.delete_code(norm)
                 raise ApiError("unknown_code", "The game of this code has expired.")
             version, raw = found
-            doc = json.loads(raw)
+            doc = jsontext.loads_own(raw)
             seat, change = self._seat_for_code(doc, norm, binding)
             token = auth.new_token()
             seats = list(doc["s"])

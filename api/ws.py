@@ -29,7 +29,7 @@ from wsproto.utilities import LocalProtocolError
 
 from api import auth
 from api.errors import CODES, ApiError
-from api.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode
+from api.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode, nudge_frames
 from api.store.base import StoreUnavailable
 from api.ws_schema import SCHEMA
 from api.wssocket import SerialSocket
@@ -383,7 +383,7 @@ class Session:
             # straight from what was committed; other processes get it with the store's nudge.
             answer, replayed = self.service.act(
                 self.game_id, self.token, {"action": msg["action"], "version": version}, msg_id,
-                self.base_url, on_commit=self.push_committed, answer=False)
+                self.base_url, on_commit=self.push_committed, answer=False, frames=nudge_frames)
         except ApiError as err:
             return self.error(err.code, err.detail, msg_id, **err.extra)
         except StoreUnavailable:

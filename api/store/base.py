@@ -73,6 +73,7 @@ class GameStore(ABC):
         fingerprint: str = "",
         response: str = "",
         log: str = "",
+        frames: str = "",
     ) -> CommitResult:
         """Atomically replace the document if the stored version equals `expected_version`.
 
@@ -81,6 +82,8 @@ class GameStore(ABC):
         otherwise write `doc` at version expected+1, set the lifetime to `ttl` seconds, record
         `idem_key -> (fingerprint, response)` for IDEMPOTENCY_TTL seconds (when a key is given), append
         `(new_version, log)` to the game's log, and publish (game_id, new_version) to subscribers.
+        `frames` (text without meaning to the store: socket frames the committer rendered, see
+        api.hub) goes along with the nudge's snapshot and is stored nowhere.
         """
 
     @abstractmethod
@@ -126,8 +129,9 @@ class GameStore(ABC):
         """Call `callback(game_id, version)` after every commit by any process sharing this backend.
 
         With `snapshots`, the call is `callback(game_id, version, snapshot)`: snapshot is the committed
-        (document, log entry) pair, as `load_latest` would return them for that version, when the
-        backend carries it with the nudge (Redis), else None (then read the game if needed).
+        (document, log entry, frames) triple, the first two as `load_latest` would return them for that
+        version and `frames` as given to `commit` ("" if none), when the backend carries it with the
+        nudge, else None (then read the game if needed).
 
         Returns a function that cancels the subscription. Delivery is at-most-once (pub/sub): clients
         resync by version. `on_reset()`, when given, is called after nudges may have been lost (Redis:

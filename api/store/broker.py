@@ -69,9 +69,9 @@ class LocalBroker:
 
         return cancel
 
-    def publish(self, game_id: str, version: int, snapshot: tuple[str, str] | None = None) -> None:
+    def publish(self, game_id: str, version: int, snapshot: tuple[str, str, str] | None = None) -> None:
         """Queue one nudge for every current subscriber; returns at once (no-op without subscribers).
-        `snapshot` is the committed (document, log entry), for subscribers that take it."""
+        `snapshot` is the committed (document, log entry, frames), for subscribers that take it."""
         with self._lock:
             if self._thread is None or self._closed:
                 return

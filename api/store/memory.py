@@ -71,6 +71,7 @@ class MemoryStore(GameStore):
         fingerprint: str = "",
         response: str = "",
         log: str = "",
+        frames: str = "",
     ) -> CommitResult:
         """Compare-and-set as specified in GameStore.commit; returns a CommitResult, never raises."""
         with self._lock:
@@ -95,7 +96,7 @@ class MemoryStore(GameStore):
                 self._idem[(game_id, idem_key)] = (fingerprint, response, now + IDEMPOTENCY_TTL)
             version = game.version
         # Outside the lock: the broker only queues, but nothing else needs to wait for it.
-        self._broker.publish(game_id, version, (doc, log))
+        self._broker.publish(game_id, version, (doc, log, frames))
         return CommitResult("ok", version)
 
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:

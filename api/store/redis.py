@@ -5,7 +5,7 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
     cg:v1:g:{<gid>}:state        hash  v=<version> s=<document>           lifetime = the game's ttl
     cg:v1:g:{<gid>}:idem:<key>   string  JSON [fingerprint, response]       IDEMPOTENCY_TTL
     cg:v1:g:{<gid>}:log          stream  id "<version>-0", field e=<log>   ttl; MAXLEN LOG_LIMIT
-    cg:v1:g:{<gid>}              pub/sub channel; message "<version>\n<document>\n<log entry>"
+    cg:v1:g:{<gid>}              pub/sub channel; message "<version>\n<document>\n<log entry>[\n<frames>]"
     cg:v1:g:{<gid>}:presence     zset  "<seat>|<member>" scored by expiry (ms, server clock)
     cg:v1:g:{<gid>}:seats        string  the online seats last announced ("0,1")
     cg:v1:g:{<gid>}:presence     pub/sub channel (also matched by the pattern); message: the seats
@@ -21,8 +21,12 @@ re-subscribes on the listener's next read; nudges published meanwhile are lost, 
 every `on_reset` hook given to `subscribe` (the hub answers by telling its sockets to resync).
 
 A nudge carries the committed document and log entry, so a subscriber renders it without reading the
-game back: one round trip less between a move and the other workers' sockets. A document holding a
-newline (never compact JSON) goes as a bare "<version>", as from an older writer: then subscribers read.
+game back: one round trip less between a move and the other workers' sockets; and the frames the
+committer rendered for the other seats (api.hub), so that a subscriber mostly only forwards them. A
+document or log entry holding a newline (never compact JSON) goes as a bare "<version>", as from an
+older writer: then subscribers read. (A subscriber of a release before the frames would read the entry
+with the frames after it, fail to decode it and skip that push: in a rolling deploy, its sockets
+catch up with the next move or their reconnect.)
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ _LISTEN_SLICE = 0.25
 _RECONNECT_FIRST, _RECONNECT_CAP = 0.1, 2.0
 
 # KEYS: state, log[, idem].  ARGV: expected, doc, ttl, fingerprint, response, log, idem ttl, log limit,
-# channel.  Returns {status, version[, response]}.
+# channel, frames.  Returns {status, version[, response]}.
 _COMMIT = """
 local v = redis.call('HGET', KEYS[1], 'v')
 local current = v and tonumber(v) or 0
@@ -79,10 +83,12 @@ if KEYS[3] then
 end
 redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[8], new .. '-0', 'e', ARGV[6])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
-if string.find(ARGV[2], '\\n', 1, true) then
+if string.find(ARGV[2], '\\n', 1, true) or string.find(ARGV[6], '\\n', 1, true) then
   redis.call('PUBLISH', ARGV[9], new)
-else
+elseif ARGV[10] == '' then
   redis.call('PUBLISH', ARGV[9], new .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[6])
+else
+  redis.call('PUBLISH', ARGV[9], new .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[6] .. '\\n' .. ARGV[10])
 end
 return {'ok', current + 1}
 """
@@ -232,6 +238,7 @@ class RedisStore(GameStore):
         fingerprint: str = "",
         response: str = "",
         log: str = "",
+        frames: str = "",
     ) -> CommitResult:
         """Compare-and-set as specified in GameStore.commit, in one Lua script; raises StoreUnavailable."""
         keys = [game_key(game_id, "state"), game_key(game_id, "log")]
@@ -239,7 +246,7 @@ class RedisStore(GameStore):
             keys.append(game_key(game_id, "idem:" + idem_key))
         args = [
             expected_version, doc, ttl, fingerprint, response, log,
-            IDEMPOTENCY_TTL, LOG_LIMIT, game_channel(game_id),
+            IDEMPOTENCY_TTL, LOG_LIMIT, game_channel(game_id), frames,
         ]  # fmt: skip
         with _errors():
             reply = self._run(self._commit, keys, args)
@@ -396,8 +403,9 @@ class RedisStore(GameStore):
             # Never the message itself in the log: it holds the document (seed, token hashes).
             log.warning("ignoring malformed nudge on %s", channel)
             return
-        doc, sep, entry = rest.partition("\n")
-        snapshot = (doc, entry) if sep else None
+        doc, sep, rest = rest.partition("\n")
+        entry, _, frames = rest.partition("\n")
+        snapshot = (doc, entry, frames) if sep else None
         with self._sub_lock:
             callbacks = list(self._callbacks.values())
         for callback in callbacks:

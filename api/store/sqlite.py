@@ -120,6 +120,7 @@ class SqliteStore(GameStore):
         fingerprint: str = "",
         response: str = "",
         log: str = "",
+        frames: str = "",
     ) -> CommitResult:
         """Compare-and-set as specified in GameStore.commit; raises StoreUnavailable on I/O failure."""
         with self._write() as (conn, now):
@@ -161,7 +162,7 @@ class SqliteStore(GameStore):
                 "DELETE FROM log WHERE game_id=? AND version<=?", (game_id, new_version - LOG_LIMIT)
             )
         # Published only after COMMIT succeeded, so a subscriber that reloads sees the new version.
-        self._broker.publish(game_id, new_version, (doc, log))
+        self._broker.publish(game_id, new_version, (doc, log, frames))
         return CommitResult("ok", new_version)
 
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:

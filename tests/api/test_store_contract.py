@@ -233,30 +233,35 @@ def test_subscribers_hear_every_commit(backend, store: GameStore) -> None:
 
 
 def test_snapshot_subscribers_get_the_committed_document_or_none(backend, store: GameStore) -> None:
-    """A nudge with `snapshots` carries exactly what load_latest returns for that version; on Redis a
-    document with a newline goes without (None): never another version's document."""
+    """A nudge with `snapshots` carries exactly what load_latest returns for that version, and the
+    commit's frames; on Redis a document or log entry with a newline goes without (None): never another
+    version's document, never an entry cut short."""
     writer = backend.open() if backend.cross_instance_fanout else store
     heard: list = []
     done = threading.Event()
 
     def inbox(game_id: str, version: int, snapshot) -> None:
         heard.append((game_id, version, snapshot))
-        if version == 4:
+        if version == 5:
             done.set()
 
     store.subscribe(inbox, snapshots=True)
     game_id = new_id()
     writer.create(game_id, "{}", HOUR)
-    writer.commit(game_id, 1, '{"n":2,"s":"ä"}', ttl=HOUR, log='{"e":[2]}')
+    frames = '1:{"type":"state","version":2}\n0:{"type":"state","x":"ä"}'
+    writer.commit(game_id, 1, '{"n":2,"s":"ä"}', ttl=HOUR, log='{"e":[2]}', frames=frames)
     writer.commit(game_id, 2, '{"n":3}', ttl=HOUR)
     writer.commit(game_id, 3, 'line\nbreak', ttl=HOUR, log="x\ny")
+    writer.commit(game_id, 4, '{"n":5}', ttl=HOUR, log="a\nb", frames="0:{}")
     assert done.wait(5)
     mine = [(v, snap) for g, v, snap in heard if g == game_id]
-    assert [v for v, _ in mine] == [2, 3, 4]
-    assert mine[0][1] == ('{"n":2,"s":"ä"}', '{"e":[2]}')
-    assert mine[1][1] == ('{"n":3}', "")
-    # Redis: a document with a newline cannot ride the nudge; in-process nothing is encoded.
-    assert mine[2][1] == (None if backend.name == "redis" else ("line\nbreak", "x\ny"))
+    assert [v for v, _ in mine] == [2, 3, 4, 5]
+    assert mine[0][1] == ('{"n":2,"s":"ä"}', '{"e":[2]}', frames)
+    assert mine[1][1] == ('{"n":3}', "", "")
+    # Redis: a document or entry with a newline cannot ride the nudge; in-process nothing is encoded.
+    redis = backend.name == "redis"
+    assert mine[2][1] == (None if redis else ("line\nbreak", "x\ny", ""))
+    assert mine[3][1] == (None if redis else ('{"n":5}', "a\nb", "0:{}"))
 
 
 def test_a_failing_subscriber_does_not_silence_others(store: GameStore, game: str) -> None:

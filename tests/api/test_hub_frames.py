@@ -1,0 +1,122 @@
+"""The frames a commit carries in its nudge (api.hub.nudge_frames): rendered by the committer for the
+other seats, forwarded as they are by the hubs of other processes, and exactly what those hubs would
+have rendered themselves. DESIGN §1 (fan-out), PROTOCOL §7 (a state after every change, per seat)."""
+
+from __future__ import annotations
+
+import queue
+
+import pytest
+
+import engine
+from api import auth
+from api.hub import Connection, Hub, nudge_frames, state_frame
+from api.service import BOT_SEAT, GameService, Lifetimes, dumps, log_entry
+from api.store.memory import MemoryStore
+
+BASE = "http://table.test/"
+
+
+@pytest.fixture
+def service():
+    store = MemoryStore()
+    yield GameService(store, Lifetimes(game=3600, finished=600, lobby=600, transfer=600),
+                      join_limit=100, join_window=60)
+    store.close()
+
+
+def duo(service: GameService):
+    """Return (game id, {seat: token}) of a duo game with both seats taken."""
+    grant = service.create("duo", None, BASE)
+    joined = service.join(grant["join_code"], "client", BASE)
+    return grant["game_id"], {grant["seat"]: grant["token"], joined["seat"]: joined["token"]}
+
+
+def attach(hub: Hub, game_id: str, seat: int | None, token: str | None, since: int) -> Connection:
+    conn = Connection(game_id, seat, auth.token_hash(token) if token else None, since, 2)
+    hub.attach(conn)  # no `direct`: every frame waits in the outbox, where the test reads it
+    return conn
+
+
+def states_of(conn: Connection, timeout: float = 5.0) -> list[str]:
+    """Return the state frames queued for `conn`: waits up to `timeout` for the first, then takes what
+    is there (presence frames, which the broker delivers when it likes, are left out)."""
+    out: list[str] = []
+    while not out:
+        item = conn.outbox.get(timeout=timeout)
+        if isinstance(item, str) and item.startswith('{"type":"state"'):
+            out.append(item)
+    while True:
+        try:
+            item = conn.outbox.get_nowait()
+        except queue.Empty:
+            return out
+        if isinstance(item, str) and item.startswith('{"type":"state"'):
+            out.append(item)
+
+
+def test_the_committer_renders_the_frames_of_the_other_players_seats_only():
+    state = engine.new_game("duo", 5)
+    mover = state.active
+    other = 1 - mover
+    action = engine.legal_actions(state)[0]
+    state, events = engine.apply(state, action)
+    entry = log_entry(mover, action, events)
+    seats = ["a" * 64, "b" * 64]
+    assert nudge_frames(state, 7, entry, seats, mover) == f"{other}:{state_frame(state, 7, other, entry)}"
+    # A free seat or a bot's has no socket; solo has no other seat.
+    seats[other] = None
+    assert nudge_frames(state, 7, entry, seats, mover) == ""
+    seats[other] = BOT_SEAT
+    assert nudge_frames(state, 7, entry, seats, mover) == ""
+
+
+def test_a_nudge_s_frames_are_forwarded_and_the_rest_is_rendered(service):
+    game_id, tokens = duo(service)
+    hub = Hub(service, ping_interval=25)
+    try:
+        game, _entry = service.latest(game_id)
+        state = game.state()
+        mover = state.active
+        other = 1 - mover
+        action = engine.legal_actions(state)[0]
+        new_state, events = engine.apply(state, action)
+        version = game.version + 1
+        entry = log_entry(mover, action, events)
+        behind = attach(hub, game_id, other, tokens[other], game.version - 1)
+        ready = attach(hub, game_id, other, tokens[other], game.version)
+        moving = attach(hub, game_id, mover, tokens[mover], game.version)
+        table = attach(hub, game_id, None, None, game.version)
+        doc = dict(game.doc, p=engine.to_position(new_state))
+        marker = dumps({"type": "state", "version": version, "forwarded": True})
+        hub._on_nudge(game_id, version, (dumps(doc), entry, f"{other}:{marker}"))
+        # The socket that held the version before gets the committer's frame as it came.
+        assert states_of(ready) == [marker]
+        # The others get what the hub renders: without events two versions on, the mover's own view,
+        # and the table's.
+        assert states_of(behind) == [state_frame(new_state, version, other, None)]
+        assert states_of(moving) == [state_frame(new_state, version, mover, entry)]
+        assert states_of(table) == [state_frame(new_state, version, None, entry)]
+    finally:
+        hub.close()
+
+
+def test_a_committed_move_reaches_another_hub_with_the_frame_it_would_have_rendered(service):
+    """Through the store's broker, as between two workers: the opponent's socket gets the very frame
+    a hub renders from the committed game, with the move's events, and nothing of the mover's hand."""
+    game_id, tokens = duo(service)
+    hub = Hub(service, ping_interval=25)
+    try:
+        game, _entry = service.latest(game_id)
+        mover = game.state().active
+        other = 1 - mover
+        watcher = attach(hub, game_id, other, tokens[other], game.version)
+        action = engine.legal_actions(game.state())[0]
+        service.act(game_id, tokens[mover], {"action": action, "version": game.version}, "m1", BASE,
+                    answer=False, frames=nudge_frames)
+        after, entry = service.latest(game_id)
+        [text] = states_of(watcher)
+        assert text == state_frame(after.state(), after.version, other, entry)
+        assert '"events"' in text
+    finally:
+        hub.close()
