@@ -55,6 +55,9 @@ _UNAVAILABLE_REPLIES = ("MISCONF", "OOM", "READONLY", "MASTERDOWN", "NOREPLICAS"
 # Connections per store object (per worker process): enough for far more commands per second than a
 # worker can make, few enough that many workers stay well under Redis's maxclients (10000).
 POOL_SIZE = 64
+# Idle connections kept aside for the commit script (see RedisStore._run): enough for the commits one
+# worker has in flight at once in a burst, taken from (and beyond it given back to) the pool.
+HOT_IDLE = 8
 # Seconds the listener blocks per read: bounds how long close() waits for the thread to notice.
 _LISTEN_SLICE = 0.25
 # Backoff while the pub/sub connection is down (seconds): first retry, cap.
@@ -196,6 +199,8 @@ class RedisStore(GameStore):
         )
         self._client = redis.Redis.from_pool(pool)  # closing the client closes the pool
         self._commit = self._client.register_script(_COMMIT)
+        self._hot: list[Any] = []  # idle connections of the commit script, last used first (LIFO)
+        self._hot_open = True
         self._create = self._client.register_script(_CREATE)
         self._hit = self._client.register_script(_HIT)
         self._presence = self._client.register_script(_PRESENCE)
@@ -259,23 +264,41 @@ class RedisStore(GameStore):
         The hot path of every move. redis-py's command path (retry wrapper, telemetry hooks, reply
         callbacks) costs CPU beside the round trip itself (measured on an idle server: about 90
         against 70 us per commit, noisy), and CPU in a worker with hundreds of threads is paid again
-        by every thread waiting for the GIL. When the server lost the script (NOSCRIPT: a restart,
-        SCRIPT FLUSH) or the connection broke, the script object takes over: it loads the script, or
-        retries as every other command does (a retried commit answers "duplicate" or "conflict", never
-        applies twice).
+        by every thread waiting for the GIL. So is taking a connection from redis-py's pool: its
+        lock, telemetry and a poll() per use, which checks that nothing was left unread; a system call
+        lets the GIL go, and the thread waits to get it back. The connections of this method never
+        hold unread data (a reply is read in full, or the connection is dropped), so it keeps up to
+        HOT_IDLE of them aside, taken from the pool once. When the server lost the script (NOSCRIPT: a
+        restart, SCRIPT FLUSH) or the connection broke (a restarted server shows here first), the
+        script object takes over: it loads the script, or retries as every other command does (a
+        retried commit answers "duplicate" or "conflict", never applies twice).
         Raises redis errors like the script object.
         """
         pool = self._client.connection_pool
-        conn = pool.get_connection()
+        try:
+            conn = self._hot.pop()  # atomic under the GIL: no lock
+        except IndexError:
+            conn = pool.get_connection()
+        clean = False  # nothing unread on the connection
         try:
             conn.send_command("EVALSHA", script.sha, len(keys), *keys, *args)
-            return conn.read_response()
+            reply = conn.read_response()
+            clean = True
+            return reply
         except redis.exceptions.NoScriptError:
-            pass
+            clean = True  # an error reply, read in full
+        except redis.ResponseError:
+            clean = True
+            raise
         except (redis.ConnectionError, redis.TimeoutError):
-            conn.disconnect()
+            pass
         finally:
-            pool.release(conn)
+            if clean and self._hot_open and len(self._hot) < HOT_IDLE:
+                self._hot.append(conn)
+            else:
+                if not clean:
+                    conn.disconnect()  # the pool connects it again when it is next used
+                pool.release(conn)
         return script(keys=keys, args=args)
 
     def load_latest(self, game_id: str) -> tuple[int, str, str | None] | None:
@@ -492,6 +515,9 @@ class RedisStore(GameStore):
                 thread.join(timeout=5 * _LISTEN_SLICE + self._timeout)
         if sub_client is not None:
             sub_client.close()
+        self._hot_open = False
+        while self._hot:
+            self._client.connection_pool.release(self._hot.pop())
         self._client.close()
 
 

@@ -480,7 +480,7 @@ def test_redis_restart_between_commits_loses_nothing_acknowledged(redis_server) 
 @pytest.mark.redis
 def test_redis_commit_survives_a_flushed_script_cache_and_killed_connections(redis_server) -> None:
     """The commit's own fast path (RedisStore._run) hands over to redis-py's script object when the
-    server does not know the script (NOSCRIPT), and finds a new connection when its pooled one was
+    server does not know the script (NOSCRIPT), and finds a new connection when the one it kept was
     killed; each commit still applies exactly once."""
     import redis
 
@@ -497,7 +497,9 @@ def test_redis_commit_survives_a_flushed_script_cache_and_killed_connections(red
             assert store.commit(game_id, 2, "v3", ttl=HOUR, idem_key="k", fingerprint="f", response="R3",
                                 log="e3") == CommitResult("ok", 3)  # fmt: skip
             assert raw.script_exists(store._commit.sha) == [True]
-            # Every connection of the store's pool is killed: the next commit finds its socket dead.
+            # Every connection of the store's pool is killed, the one the commits keep aside included:
+            # the next commit finds its socket dead.
+            assert len(store._hot) == 1
             killed = raw.client_kill_filter(_type="normal", skipme=True)
             assert killed >= 1
             assert store.commit(game_id, 2, "v3", ttl=HOUR, idem_key="k", fingerprint="f") == CommitResult(
