@@ -2,7 +2,7 @@
 
 orjson writes the same text as `json.dumps(obj, separators=(",", ":"), ensure_ascii=False)` for
 everything we write (checked over random games by tests/api/test_jsontext.py) in about a tenth of the
-time (measured: 34 -> 3 us for a document, 27 -> 3 us for a frame): a move encodes its document and
+time (measured: 34 -> 3 us for a document, 26 -> 4 us for a frame): a move encodes its document and
 two or three frames, and other workers decode the document (`loads_own`). Values orjson refuses (an
 integer beyond 64 bits from a client, say) go through the standard library, so the result never
 depends on which encoder ran.
