@@ -516,8 +516,12 @@ class RedisStore(GameStore):
         if sub_client is not None:
             sub_client.close()
         self._hot_open = False
-        while self._hot:
-            self._client.connection_pool.release(self._hot.pop())
+        while True:  # a commit may take one meanwhile: pop, never check-then-pop
+            try:
+                conn = self._hot.pop()
+            except IndexError:
+                break
+            self._client.connection_pool.release(conn)
         self._client.close()
 
 
