@@ -17,6 +17,7 @@ import logging
 import re
 import time
 import uuid
+from contextvars import ContextVar
 
 from flask import g, has_request_context, request
 
@@ -39,10 +40,21 @@ def redact(text: str) -> str:
     return text
 
 
+# The request id of a thread that serves a request outside Flask's request context: a websocket's
+# reader thread, which answers its client's actions (api.ws). Threads start with an empty context,
+# so what one thread binds no other thread sees.
+_bound_request_id: ContextVar[str | None] = ContextVar("alcabohne_request_id", default=None)
+
+
+def bind_request_id(request_id: str | None) -> None:
+    """Make `request_id` the id of the calling thread's log lines outside a request context."""
+    _bound_request_id.set(request_id)
+
+
 def current_request_id() -> str | None:
-    """Return the id of the request being served, or None outside a request."""
+    """Return the id of the request being served (or bound to this thread), or None."""
     if not has_request_context():
-        return None
+        return _bound_request_id.get()
     return g.get("request_id")
 
 

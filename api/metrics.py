@@ -95,7 +95,8 @@ def instrument(app) -> None:
 
 
 def _transport() -> str:
-    return "ws" if has_request_context() and request.path.endswith("/ws") else "http"
+    # Outside a request context: a websocket's reader thread, where api.ws answers actions.
+    return "ws" if not has_request_context() or request.path.endswith("/ws") else "http"
 
 
 def _timed_act(act, active: ActiveGames):

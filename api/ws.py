@@ -1,10 +1,12 @@
 """The websocket `GET /api/v1/games/{id}/ws` (PROTOCOL §7, docs/websocket.md) and its JSON Schema.
 
-One handler thread per socket (a gunicorn gthread pool thread) owns everything the server sends on
-that socket: it drains the connection's outbox, which the hub (api.hub) fills from the store's
-listener thread, and the socket's reader thread wakes it when the client sent something. So sends
-are serialized without a lock in the hot path, and a slow client only ever blocks its own thread.
-The reader thread's own control frames (pings, pongs, close) go through the same socket lock.
+Three kinds of thread send on a socket, one at a time (the session's send lock): the socket's reader
+thread (simple-websocket's), which answers the client's actions as they arrive and sends each ack
+with the frames pushed meanwhile; the store's listener thread, which pushes a frame at once when
+nobody else is sending and nothing waits (`direct`); and one handler thread per socket (a gunicorn
+gthread pool thread), which drains the connection's outbox, where the hub (api.hub) queues every
+other frame, and sends keepalives. A slow client only ever blocks its own threads. The reader
+thread's own control frames (pings, pongs, close) go through the same socket lock.
 
 Actions reuse the HTTP service (`GameService.act`) with the message id as the Idempotency-Key, so a
 move sent over the socket and retried over HTTP (or the reverse) applies once.
@@ -27,7 +29,7 @@ from simple_websocket import ConnectionClosed
 from wsproto.events import TextMessage
 from wsproto.utilities import LocalProtocolError
 
-from api import auth
+from api import auth, logs
 from api.errors import CODES, ApiError
 from api.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode, nudge_frames
 from api.store.base import StoreUnavailable
@@ -122,10 +124,17 @@ class Session:
         self.send_lock = threading.Lock()
         self.token: str | None = None
         self.conn: Connection | None = None
+        self.request_id = logs.current_request_id()  # for the reader thread's log lines
         self.last_sent = time.monotonic()
         # True while this socket's own action is being answered: frames pushed meanwhile (the state of
         # that very move, a bot's answers) wait in the outbox, so the client gets its ack first.
         self.acting = False
+        # Held by the thread answering the client's messages: the reader thread (answer_inline) or,
+        # when that one finds it taken, this socket's handler thread.
+        self.reading = threading.Lock()
+        # While the reader thread answers: the frames pushed meanwhile, sent right after its replies.
+        self.held: list[str] | None = None
+        self.ping_unanswered: float | None = None
 
     # ------------------------------------------------------------------ sending
 
@@ -138,12 +147,16 @@ class Session:
         segment: one system call here, one wake-up there), waiting for the send lock; return False
         when the client is gone."""
         with self.send_lock:
-            try:
-                if not self.ws.connected:
-                    return False
-                self.ws.sock.send(b"".join(self.ws.ws.send(TextMessage(data=text)) for text in texts))
-            except GONE:
+            return self._write(texts)
+
+    def _write(self, texts: list[str]) -> bool:
+        """send_batch, with the send lock held."""
+        try:
+            if not self.ws.connected:
                 return False
+            self.ws.sock.send(b"".join(self.ws.ws.send(TextMessage(data=text)) for text in texts))
+        except GONE:
+            return False
         self.last_sent = time.monotonic()
         return True
 
@@ -165,9 +178,15 @@ class Session:
         that reads slowly fills its kernel buffer, and then gets its frames through the outbox (where a
         send that cannot finish within SEND_TIMEOUT ends the session).
         """
-        if self.acting or not self.send_lock.acquire(blocking=False):
+        if not self.send_lock.acquire(blocking=False):
             return False
         try:
+            if self.acting:
+                held = self.held  # answered on the reader thread: goes out behind its replies
+                if held is None:
+                    return False
+                held.append(text)
+                return True
             if not self.ws.connected or self.ws.sock.pending:
                 return False
             with contextlib.suppress(*GONE):  # the handler notices the closure
@@ -252,7 +271,7 @@ class Session:
         conn.direct = self.direct
         self.hub.attach(conn)
         self.conn = conn
-        self.ws.event.wake = conn.wake
+        self.ws.event.wake = self.answer_inline
         conn.wake()  # a message that arrived before the line above is waiting in the buffer
         try:
             self.hub.send_snapshot(conn)
@@ -279,13 +298,18 @@ class Session:
             if item is CLOSE:
                 self.hang_up(1008, "closed by the server")
                 return
-            replies: list[str] = []
-            if item is INBOUND and not self.read_all(replies):
+            if item is INBOUND:
+                with self.reading:  # the reader thread answers messages while it is free
+                    replies: list[str] = []
+                    if not self.read_all(replies):
+                        return
+                    if replies:
+                        held = self.send_gathered(replies, [])
+            elif isinstance(item, str):
+                with self.reading:  # behind the replies of an action the reader thread is answering
+                    held = self.send_gathered([], [item])
+            if held is False:
                 return
-            if isinstance(item, str) or replies:
-                held = self.send_gathered(replies, [item] if isinstance(item, str) else [])
-                if held is False:
-                    return
             if item is FLUSH and not self.flush():
                 return
             now = time.monotonic()
@@ -313,10 +337,44 @@ class Session:
                 break
             queued.append(item)
         sent = self.send_batch(replies + queued)
-        self.acting = False
+        if replies:  # answered here, with `reading` held: no action is being answered any more
+            self.acting = False
         for _ in queued:
             conn.sent()
         return marker if sent else False
+
+    def answer_inline(self) -> None:
+        """The client sent a message: answer it here, on the socket's reader thread, and send the
+        replies with the frames pushed meanwhile (the move's own state) in one write. Never raises.
+
+        Spares a move the hand-over from the reader thread to the handler thread (a wake-up, and a wait
+        for the GIL in a worker with hundreds of threads) before it reaches the store. While the handler
+        thread is reading (a message that came before registration), the message is left to it. The
+        reader thread reads nothing else meanwhile, as the handler thread did not before: a socket's
+        actions are answered one after the other either way.
+        """
+        if not self.reading.acquire(blocking=False):
+            self.conn.wake()
+            return
+        logs.bind_request_id(self.request_id)
+        replies: list[str] = []
+        try:
+            self.held = []
+            if not self.read_all(replies):
+                self.conn.wake()  # closed: the handler thread ends the session
+        except Exception:
+            log.exception("websocket of %s failed", self.game_id)
+            replies.append(encode(self.error("internal_error")))
+            self.conn.close()
+        finally:
+            with self.send_lock:
+                # Under the lock that direct() takes: a frame pushed from now on goes out after these.
+                texts = replies + self.held
+                self.held, self.acting = None, False
+                sent = not texts or self._write(texts)
+            self.reading.release()
+        if not sent:
+            self.conn.wake()  # gone: the handler thread ends the session
 
     def alive(self, now: float) -> bool:
         """Check the client between frames; return False when it is gone or has stopped answering.

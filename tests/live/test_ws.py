@@ -10,6 +10,7 @@ import json
 import logging
 import random
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, Ping, Request, TextMessage
 
 import engine
+from api import logs
 from api.netclient import ApiError, HttpApi, LiveSocket, ws_url
 from api.store.memory import MemoryStore
 from api.store.redis import RedisStore
@@ -202,6 +204,78 @@ def test_the_ack_and_the_state_of_the_move_come_in_one_write(live: Live) -> None
         assert kinds[:2] == [("ack", version + 1), ("state", version + 1)], kinds
     finally:
         sock.close()
+
+
+def _threads_of_act(live: Live, request_ids: list | None = None) -> list[str]:
+    """Wrap the server's GameService.act to record the name of each thread that calls it (and the
+    request id its log lines carry)."""
+    service = live.server.app.extensions["alcabohne.service"]
+    act, names = service.act, []
+
+    def recorded(*args, **kwargs):
+        names.append(threading.current_thread().name)
+        if request_ids is not None:
+            request_ids.append(logs.current_request_id())
+        return act(*args, **kwargs)
+
+    service.act = recorded
+    return names
+
+
+def test_an_action_is_answered_on_the_sockets_reader_thread(mem_live: Live) -> None:
+    """api.ws answers a registered socket's action on simple-websocket's reader thread, which received
+    it, not after a hand-over to the socket's handler thread; ack and state still come in order, and
+    its log lines carry the request id of the socket's handshake."""
+    request_ids: list = []
+    names = _threads_of_act(mem_live, request_ids)
+    game_id, tokens = duo_game(mem_live.http)
+    socks = [mem_live.socket(game_id, tokens[0]), mem_live.socket(game_id, tokens[1])]
+    views = [sock.wait(is_state(2), keep=True)["view"] for sock in socks]
+    movers = []
+    for _ in range(4):
+        version, position = mem_live.position(game_id)
+        active = position["active"]
+        movers.append(active)
+        msg_id = socks[active].action(views[active]["legal_actions"][0], version)
+        assert socks[active].wait(lambda f, i=msg_id: f.get("id") == i)["type"] == "ack"
+        for seat, sock in enumerate(socks):
+            views[seat] = sock.wait(is_state(version + 1), keep=True)["view"]
+    assert len(names) == 4 and all("simple_websocket.Base._thread" in name for name in names), names
+    # Every move has its socket's id: the same for the same socket, another for the other socket.
+    ids = dict(zip(movers, request_ids, strict=True))
+    assert all(request_ids) and [ids[seat] for seat in movers] == request_ids, (movers, request_ids)
+    assert len(set(ids.values())) == len(ids), ids
+
+
+def test_an_action_sent_with_the_hello_is_answered_after_the_snapshot(mem_live: Live) -> None:
+    """An action that arrives before the socket is registered (in the hello's own write) waits in the
+    buffer and is answered by the handler thread: its ack before the state of the move."""
+    names = _threads_of_act(mem_live)
+    game_id, tokens = duo_game(mem_live.http)
+    version, position = mem_live.position(game_id)
+    active = position["active"]
+    view = mem_live.http.get(game_id, tokens[active])["view"]
+    host, port = mem_live.url.removeprefix("http://").split(":")
+    conn = WSConnection(ConnectionType.CLIENT)
+    sock = socket.create_connection((host, int(port)), timeout=5)
+    try:
+        sock.sendall(conn.send(Request(host=host, target=f"/api/v1/games/{game_id}/ws")))
+        while not any(isinstance(e, AcceptConnection) for e in conn.events()):
+            conn.receive_data(sock.recv(4096))
+        hello = {"type": "hello", "token": tokens[active], "since": 0}
+        action = {"type": "action", "id": "early", "version": version, "action": view["legal_actions"][0]}
+        sock.sendall(conn.send(TextMessage(json.dumps(hello))) + conn.send(TextMessage(json.dumps(action))))
+        frames: list[dict] = []
+        while not any(f["type"] == "state" and f["version"] == version + 1 for f in frames):
+            frames += _frames_of(conn, sock.recv(65536))
+        kinds = [(f["type"], f.get("version")) for f in frames if f["type"] in ("ack", "state")]
+        # The snapshot may come before or after the ack; the ack comes before the move's state.
+        states = [v for kind, v in kinds if kind == "state"]
+        assert states == [version, version + 1], kinds
+        assert kinds.index(("ack", version + 1)) < kinds.index(("state", version + 1)), kinds
+    finally:
+        sock.close()
+    assert len(names) == 1 and "simple_websocket" not in names[0], names
 
 
 def test_every_frame_is_documented_and_states_come_in_order(mem_live: Live) -> None:
