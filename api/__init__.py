@@ -12,7 +12,7 @@ def create_app(config: dict | None = None) -> Flask:
 
     `config["STORE"]` may be a ready GameStore (tests); otherwise `STORE_URL`/`DATA_DIR` open one.
     """
-    from api import errors, games, logs, metrics, openapi, probes, web, ws
+    from api import errors, games, gctune, logs, metrics, openapi, probes, web, ws
     from api.service import GameService, Lifetimes
 
     app = Flask(__name__, static_folder=None)
@@ -62,6 +62,7 @@ def create_app(config: dict | None = None) -> Flask:
         app.register_blueprint(bench.make_blueprint(app.config["STORE_URL"]))
 
     app.after_request(_cors)
+    gctune.tune(app.config["GC_THRESHOLD"])  # last: what exists now is frozen (in a worker, the app)
     return app
 
 

@@ -62,6 +62,10 @@ class Config:
     # Register the bare flask-sock + Redis pub/sub relay used by tests/perf/push_bench.py as a baseline.
     WS_BASELINE = False
 
+    # Young-generation threshold of Python's cyclic garbage collector in the server process (api.gctune:
+    # fewer, bounded collections, each of which stalls every socket of the worker); 0 keeps Python's 700.
+    GC_THRESHOLD = 50_000
+
     # flask-smorest: the document is served by api.games at /api/v1/openapi.json, not by flask-smorest.
     API_TITLE = "Al Cabohne Online"
     API_VERSION = "1"
@@ -84,6 +88,7 @@ ENV_KEYS = {
     "ALCABOHNE_WS_ORIGINS": ("WS_ALLOWED_ORIGINS", lambda v: [o.strip() for o in v.split(",") if o.strip()]),
     "ALCABOHNE_WS_DEBUG": ("WS_DEBUG", lambda v: v not in ("", "0", "false", "no")),
     "ALCABOHNE_WS_BASELINE": ("WS_BASELINE", lambda v: v not in ("", "0", "false", "no")),
+    "ALCABOHNE_GC_THRESHOLD": ("GC_THRESHOLD", int),
 }
 
 
