@@ -127,13 +127,13 @@ class Session:
         self.request_id = logs.current_request_id()  # for the reader thread's log lines
         self.last_sent = time.monotonic()
         # True while this socket's own action is being answered: frames pushed meanwhile (the state of
-        # that very move, a bot's answers) wait in the outbox, so the client gets its ack first.
+        # that very move, a bot's answers) wait (in after_replies or the outbox), so the ack goes first.
         self.acting = False
         # Held by the thread answering the client's messages: the reader thread (answer_inline) or,
         # when that one finds it taken, this socket's handler thread.
         self.reading = threading.Lock()
         # While the reader thread answers: the frames pushed meanwhile, sent right after its replies.
-        self.held: list[str] | None = None
+        self.after_replies: list[str] | None = None
         self.ping_unanswered: float | None = None
 
     # ------------------------------------------------------------------ sending
@@ -176,16 +176,17 @@ class Session:
 
         Saves the store's listener thread a hand-over to the handler thread on most pushes; a client
         that reads slowly fills its kernel buffer, and then gets its frames through the outbox (where a
-        send that cannot finish within SEND_TIMEOUT ends the session).
+        send that cannot finish within SEND_TIMEOUT ends the session). While the reader thread answers
+        an action, the frame is kept for its write, behind the ack (answer_inline).
         """
         if not self.send_lock.acquire(blocking=False):
             return False
         try:
             if self.acting:
-                held = self.held  # answered on the reader thread: goes out behind its replies
-                if held is None:
+                after = self.after_replies  # answered on the reader thread: goes out behind its replies
+                if after is None:
                     return False
-                held.append(text)
+                after.append(text)
                 return True
             if not self.ws.connected or self.ws.sock.pending:
                 return False
@@ -359,7 +360,7 @@ class Session:
         logs.bind_request_id(self.request_id)
         replies: list[str] = []
         try:
-            self.held = []
+            self.after_replies = []
             if not self.read_all(replies):
                 self.conn.wake()  # closed: the handler thread ends the session
         except Exception:
@@ -369,8 +370,8 @@ class Session:
         finally:
             with self.send_lock:
                 # Under the lock that direct() takes: a frame pushed from now on goes out after these.
-                texts = replies + self.held
-                self.held, self.acting = None, False
+                texts = replies + self.after_replies
+                self.after_replies, self.acting = None, False
                 sent = not texts or self._write(texts)
             self.reading.release()
         if not sent:
