@@ -13,6 +13,11 @@ so each worker gets threads = 1.25 x (expected sockets / workers) + 32 for HTTP:
     OS threads per worker at peak (2 per socket + pool)   ~530   ~1270   ~1270
 
 Beyond ~1000 sockets per worker prefer more workers (cores) or the gevent worker (TECH-NOTES §1).
+The kernel caps threads before CPU does (measured 2026-11-30): every thread takes a pid, and
+kernel.pid_max (32768 by default) counts the whole host, so two threads per socket stop a host at
+about 16000 sockets less its other threads; and vm.max_map_count (65530) stops one process at about
+22000 threads (~11000 sockets per worker). Past them a new socket fails with "can't start new
+thread" and the worker can stall until it is killed. For more, raise both sysctls or add hosts.
 Several workers need Redis (REDIS_URL): the embedded SQLite store fans out inside one process only.
 Several workers also need PROMETHEUS_MULTIPROC_DIR for /metrics (see the hooks at the end).
 """
