@@ -15,7 +15,9 @@ baseline relay enabled by ALCABOHNE_WS_BASELINE=1), then, on that same server:
    Both sets stay open the whole time and the two phases alternate in slices of `slice` seconds,
    so that both see the same machine (other processes included).
 3. ramp:     the game phase alone, plus 400, 800, ... idle sockets (watchers of a quiet game), to find
-             the most open sockets held while the games' p99 stays under 50 ms.
+             the most open sockets held while the games' p99 stays under 50 ms. A step whose sockets
+             cannot be opened (e.g. "can't start new thread": the host's thread limit, as every socket
+             holds a thread in the client and two in the server) ends the ramp, and says so.
 
 Clients: with `--clients 2` (the default) each seat's sockets, of the games and of the relay pairs alike,
 live in a process of their own (tests/perf/push_clients.py), as on two phones: the receiving side's
@@ -427,8 +429,16 @@ def main() -> int:
             idle: list[LiveSocket] = []
             try:
                 for extra in ramp:
-                    idle += _open_all(lambda _i: LiveSocket(gunicorn.url, idle_game, None).connect(),
-                                      extra - len(idle))
+                    try:
+                        idle += _open_all(lambda _i: LiveSocket(gunicorn.url, idle_game, None).connect(),
+                                          extra - len(idle))
+                    except (OSError, RuntimeError) as err:
+                        # RuntimeError "can't start new thread": the host's thread limit (every client
+                        # and server socket holds a thread; kernel.pid_max counts them all).
+                        results[f"ramp_{2 * args.games + extra}"] = {"failed": repr(err)}
+                        print(f"ramp      {args.games} games + {extra} idle sockets: could not open them: "
+                              f"{err!r}", flush=True)
+                        break
                     stats = Stats()
                     _drive(_play_game, active, stats, args.duration / 2, args.interval)
                     held = 2 * args.games + len(idle)
