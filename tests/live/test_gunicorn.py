@@ -109,9 +109,15 @@ def test_killing_a_worker_loses_no_acknowledged_move(server: Gunicorn, redis_ser
     for thread in threads:
         thread.start()
     try:
-        time.sleep(1.5)
-        # The kernel may hand every socket to one worker: kill one that holds a socket.
-        held = {bot.pid for bot in bots}
+        # Kill while the games are being played: on a quiet machine a whole game (about 400 moves) takes
+        # well under a second, so a fixed wait could find them all over (seen on 2026-11-30).
+        deadline = time.monotonic() + 10
+        while (time.monotonic() < deadline
+               and not (all(bot.pid for bot in bots) and sum(len(bot.acked) for bot in bots) >= 6)):
+            time.sleep(0.005)
+        # The kernel may hand every socket to one worker: kill one that holds a socket of a game still
+        # being played.
+        held = {bot.pid for bot, thread in zip(bots, threads, strict=True) if thread.is_alive()}
         victim = next((p for p in server.worker_pids() if p in held), server.worker_pids()[0])
         os.kill(victim, signal.SIGKILL)
         time.sleep(3.0)
