@@ -57,6 +57,10 @@ class Config:
     # Origins allowed to open a websocket (e.g. ["https://beans.example"]); None: no check (the seat
     # token in the first message, never a cookie, is what authorizes a socket).
     WS_ALLOWED_ORIGINS = None
+    # Open websockets one process accepts; past it a handshake gets 503 server_busy (Retry-After) instead
+    # of waiting for a pool thread that the sockets hold (a full gthread pool hangs HTTP too). 0: no cap.
+    # `alcabohne serve` and deploy/gunicorn.conf.py set it to the pool less its HTTP headroom (api.sizing).
+    WS_MAX_SOCKETS = 0
     # Tests only: send {"type": "debug", "pid": ...} after hello, to prove which worker holds a socket.
     WS_DEBUG = False
     # Register the bare flask-sock + Redis pub/sub relay used by tests/perf/push_bench.py as a baseline.
@@ -86,6 +90,7 @@ ENV_KEYS = {
     "ALCABOHNE_BOT_MC_WIDTH": ("BOT_MC_WIDTH", int),
     "ALCABOHNE_WS_PING_INTERVAL": ("WS_PING_INTERVAL", float),
     "ALCABOHNE_WS_ORIGINS": ("WS_ALLOWED_ORIGINS", lambda v: [o.strip() for o in v.split(",") if o.strip()]),
+    "ALCABOHNE_WS_MAX_SOCKETS": ("WS_MAX_SOCKETS", int),
     "ALCABOHNE_WS_DEBUG": ("WS_DEBUG", lambda v: v not in ("", "0", "false", "no")),
     "ALCABOHNE_WS_BASELINE": ("WS_BASELINE", lambda v: v not in ("", "0", "false", "no")),
     "ALCABOHNE_GC_THRESHOLD": ("GC_THRESHOLD", int),

@@ -34,6 +34,7 @@ CODES: dict[str, tuple[int, str]] = {
     "method_not_allowed": (405, "Method not allowed on this resource"),
     "payload_too_large": (413, "The request body is too large"),
     "store_unavailable": (503, "The game store cannot be reached; nothing was changed"),
+    "server_busy": (503, "This server holds all the live connections it can; retry shortly"),
     "internal_error": (500, "Internal server error"),
 }
 

@@ -14,7 +14,7 @@ import sys
 import segno
 from gunicorn.app.base import BaseApplication
 
-from api.sizing import TABLE_SOCKETS, expected_sockets, threads_for, worker_connections_for
+from api.sizing import TABLE_SOCKETS, expected_sockets, socket_cap, threads_for, worker_connections_for
 
 
 def lan_address() -> str:
@@ -106,4 +106,6 @@ def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: 
         "errorlog": "-",
     }
     app_config = {"STORE_URL": store_url, "DATA_DIR": data_dir, "PUBLIC_URL": base}
+    if not os.environ.get("ALCABOHNE_WS_MAX_SOCKETS"):  # past the pool, refuse sockets (api.sizing)
+        app_config["WS_MAX_SOCKETS"] = socket_cap(threads)
     _Server(settings, app_config).run()

@@ -4,7 +4,8 @@ and deploy/gunicorn.conf.py, so that both size the pool the same way.
 With the gthread worker, an open websocket holds one pool thread for its whole life (its handler,
 which also sends everything the socket gets) plus one simple-websocket reader thread outside the pool.
 A worker whose pool is full of sockets accepts nothing else: new sockets *and* plain HTTP requests
-hang (flask-sock #78). So a worker's `threads` = the sockets it is expected to hold + headroom for HTTP.
+hang (flask-sock #78). So a worker's `threads` = the sockets it is expected to hold + headroom for HTTP,
+and a worker refuses sockets past `socket_cap(threads)` (api.ws: 503 server_busy, counted by SocketGate).
 Memory is cheap here: about 60 KB RSS per socket (two threads) measured on this stack.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 
 # Pool threads kept free for plain HTTP (create, join, actions, GET) beside the sockets of a worker.
 HTTP_HEADROOM = 32
@@ -36,3 +38,36 @@ def threads_for(sockets: int, workers: int) -> int:
 def worker_connections_for(threads: int) -> int:
     """Return gunicorn's `worker_connections`: never below the pool, which it would silently cap."""
     return max(1000, 2 * threads)
+
+
+def socket_cap(threads: int) -> int:
+    """Return the open websockets a worker with `threads` pool threads should accept (WS_MAX_SOCKETS):
+    the pool less the HTTP headroom, so that plain requests always find a thread."""
+    return max(threads - HTTP_HEADROOM, 1)
+
+
+class SocketGate:
+    """A process's open websockets, counted against a cap (`limit`, 0 = none). Thread-safe."""
+
+    def __init__(self, limit: int):
+        self.limit = max(int(limit), 0)
+        self._open = 0
+        self._lock = threading.Lock()
+
+    @property
+    def open(self) -> int:
+        """The sockets counted now."""
+        return self._open
+
+    def enter(self) -> bool:
+        """Count one more socket and return True; return False (counting nothing) at the cap."""
+        with self._lock:
+            if self.limit and self._open >= self.limit:
+                return False
+            self._open += 1
+            return True
+
+    def leave(self) -> None:
+        """Count one socket fewer (one that `enter` let in has ended)."""
+        with self._lock:
+            self._open -= 1

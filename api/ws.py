@@ -23,7 +23,7 @@ import socket
 import threading
 import time
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, current_app, g, jsonify, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 from wsproto.events import TextMessage
@@ -32,6 +32,7 @@ from wsproto.utilities import LocalProtocolError
 from api import auth, logs
 from api.errors import CODES, ApiError
 from api.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode, nudge_frames
+from api.sizing import SocketGate
 from api.store.base import StoreUnavailable
 from api.ws_schema import SCHEMA
 from api.wssocket import SerialSocket
@@ -47,6 +48,8 @@ SEND_TIMEOUT = 10.0
 # Largest message accepted from a client (an action is well under 1 KB).
 MAX_MESSAGE = 16 * 1024
 MAX_ID = 255
+# Seconds a client refused for lack of room (server_busy) is asked to wait before it tries again.
+BUSY_RETRY_AFTER = 10
 # Most frames written at once by a handler thread (an ack and the states queued behind it).
 BATCH_FRAMES = 16
 # What a send raises when the client is gone (or the reader thread closed the socket meanwhile: a frame
@@ -78,6 +81,7 @@ def init_app(app) -> None:
     app.config["SOCK_SERVER_OPTIONS"] = options
     service = app.extensions["alcabohne.service"]
     app.extensions["alcabohne.hub"] = Hub(service, ping_interval=options["ping_interval"] or 25.0)
+    app.extensions["alcabohne.ws_gate"] = SocketGate(app.config["WS_MAX_SOCKETS"])
     app.register_blueprint(bp)
     if app.config["WS_BASELINE"]:
         from api import ws_baseline
@@ -92,11 +96,26 @@ def ws_schema():
 
 
 @bp.before_request
-def _check_origin():
-    """Refuse a handshake from a browser page of another site, when allowed origins are configured."""
+def _admit():
+    """Refuse a handshake from a browser page of another site, when allowed origins are configured, and
+    one past WS_MAX_SOCKETS open sockets in this process (each holds a pool thread for its life)."""
+    if not request.path.endswith("/ws"):
+        return
     allowed = current_app.config["WS_ALLOWED_ORIGINS"]
-    if allowed and request.path.endswith("/ws") and request.headers.get("Origin") not in allowed:
+    if allowed and request.headers.get("Origin") not in allowed:
         raise ApiError("forbidden_origin", f"Origin {request.headers.get('Origin')!r} may not open sockets.")
+    gate: SocketGate = current_app.extensions["alcabohne.ws_gate"]
+    if not gate.enter():
+        raise ApiError("server_busy", f"This server process holds its {gate.limit} live connections.",
+                       headers={"Retry-After": str(BUSY_RETRY_AFTER)})
+    g.ws_gate = gate  # counted out when the request (the socket's whole life) ends
+
+
+@bp.teardown_request
+def _count_out(_exc) -> None:
+    gate = g.pop("ws_gate", None)
+    if gate is not None:
+        gate.leave()
 
 
 @sock.route(WS_PATH, bp=bp)

@@ -5,7 +5,8 @@
 Sizing (api/sizing.py, the same rule `alcabohne serve` uses): with the gthread worker every open
 websocket holds ONE pool thread for its whole life (its handler, which also does all its sends) plus
 ONE simple-websocket reader thread outside the pool. A full pool blocks new sockets *and* plain HTTP,
-so each worker gets threads = 1.25 x (expected sockets / workers) + 32 for HTTP:
+so each worker gets threads = 1.25 x (expected sockets / workers) + 32 for HTTP, and refuses a socket
+past threads - 32 with 503 server_busy (ALCABOHNE_WS_MAX_SOCKETS, set below unless given):
 
     ALCABOHNE_SOCKETS (peak open sockets, all workers)    400    1000    2000
     workers = WEB_CONCURRENCY (default: 2, the cores)       2       2       4
@@ -28,7 +29,13 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from api.logs import logconfig_dict as _json_logging  # noqa: E402
-from api.sizing import DEPLOY_SOCKETS, expected_sockets, threads_for, worker_connections_for  # noqa: E402
+from api.sizing import (  # noqa: E402
+    DEPLOY_SOCKETS,
+    expected_sockets,
+    socket_cap,
+    threads_for,
+    worker_connections_for,
+)
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
@@ -36,6 +43,9 @@ worker_class = "gthread"
 threads = threads_for(expected_sockets(DEPLOY_SOCKETS), workers)
 # Connections per worker: at least the pool (gunicorn would otherwise cap the sockets silently).
 worker_connections = worker_connections_for(threads)
+# A worker refuses sockets past its pool less the HTTP headroom (503 server_busy, Retry-After) rather
+# than let them wait for a thread and hang plain requests too. The workers inherit this environment.
+os.environ.setdefault("ALCABOHNE_WS_MAX_SOCKETS", str(socket_cap(threads)))
 
 # gthread's timeout is a worker heartbeat, not a request limit: a socket open for hours is fine.
 timeout = 30
