@@ -115,7 +115,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
         toggleHidden=${() => { store.setPref('hideHand', !hidden); setHidden(!hidden); }} />`;
   }
   return html`<div class=${`game${watch ? ' watch' : ''}`}>
-    <header class="bar">
+    <header class="bar" data-area="topbar">
       <a class="button link" href="#/">${t('table.home')}</a>
       <${Conn} conn=${s.conn} />
       ${!watch && view ? html`<button type="button" class="link" aria-expanded=${showWatch ? 'true' : 'false'}

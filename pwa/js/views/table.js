@@ -35,16 +35,16 @@ function label(a, view, seat, hidden = false) {
 
 function Boss({ name, held, acts, ctx }) {
   const lit = acts && acts.length;
-  return html`<li class=${`boss${lit ? ' target' : ''}`} aria-label=${bossName(name)}>
+  return html`<li class=${`boss${lit ? ' target' : ''}`} aria-label=${bossName(name)} data-area="boss" data-boss=${name}>
     <div class="boss-name">${bossName(name)}</div>
     ${held ? html`<${Bean} code=${held[0]} count=${held[1]} />` : html`<span class="empty">${t('table.boss.empty')}</span>`}
     ${lit ? acts.map((a) => html`<${Act} action=${a} label=${label(a, ctx.view, ctx.seat, ctx.hidden)} onAct=${ctx.onAct} disabled=${ctx.locked} />`) : null}
   </li>`;
 }
 
-function Field({ i, f, worth, acts, ctx }) {
+function Field({ i, f, worth, acts, ctx, owner }) {
   const lit = acts && acts.length;
-  return html`<li class=${`field${lit ? ' target' : ''}`}>
+  return html`<li class=${`field${lit ? ' target' : ''}`} data-area="field" data-field=${`${owner}-${i}`}>
     <div class="field-head">${t('table.field', { n: i + 1 })}</div>
     ${f ? html`<${Bean} code=${f[0]} count=${f[1]} />` : html`<span class="empty">${t('table.field.empty')}</span>`}
     ${f && ctx.seat !== null && worth !== undefined ? html`<div class="worth">${t('table.field.worth', { n: worth })}</div>` : null}
@@ -56,24 +56,24 @@ function Middle({ view, tg, ctx }) {
   const sel = ctx.sel;
   return html`<section class="middle" aria-label=${t('table.display')}>
     <div class="piles">
-      <div class="pile"><div class="pile-name">${t('table.deck')}</div>
+      <div class="pile" data-area="deck"><div class="pile-name">${t('table.deck')}</div>
         <div>${cards(view.deck_size)}</div><div class="pass">${t('table.pass', { n: view.pass })}</div></div>
-      <div class=${`pile${tg.discard.length ? ' target' : ''}`}><div class="pile-name">${t('table.discard')}</div>
+      <div class=${`pile${tg.discard.length ? ' target' : ''}`} data-area="discard"><div class="pile-name">${t('table.discard')}</div>
         ${view.discard_top ? html`<${Bean} code=${view.discard_top} small />` : html`<span class="empty">${t('table.discard.empty')}</span>`}
         <div>${cards(view.discard_size)}</div>
         ${tg.discard.map((a) => html`<${Act} action=${a} label=${label(a, view, ctx.seat)} onAct=${ctx.onAct} disabled=${ctx.locked} />`)}
       </div>
     </div>
-    <h2 class="sub">${t('table.display')}</h2>
-    ${view.display.length ? html`<ul class="bundles">${bundles(view.display).map((b) => {
+    <div data-area="display"><h2 class="sub">${t('table.display')}</h2>
+    ${view.display.length ? html`<ul class="bundles">${bundles(view.display).map((b, bi) => {
       const pickable = tg.bundles.has(b.bean) && !ctx.locked;
       const on = sel && sel.kind === 'bundle' && sel.bean === b.bean;
-      return html`<li>${pickable
+      return html`<li data-bundle=${bi}>${pickable
         ? html`<button type="button" class=${`pick${on ? ' on' : ''}`} aria-pressed=${on ? 'true' : 'false'}
             data-pick=${`bundle:${b.bean}`} onClick=${() => ctx.setSel(on ? null : { kind: 'bundle', bean: b.bean })}>
             <${Bean} code=${b.bean} count=${b.count} /></button>`
         : html`<div class="bundle"><${Bean} code=${b.bean} count=${b.count} /></div>`}</li>`;
-    })}</ul>` : html`<p class="empty">${t('table.display.empty')}</p>`}
+    })}</ul>` : html`<p class="empty">${t('table.display.empty')}</p>`}</div>
   </section>`;
 }
 
@@ -86,7 +86,7 @@ function Hand({ me, tg, ctx }) {
     const pickable = tg.hand.has(i) && !ctx.locked;
     const on = sel && sel.kind === 'hand' && sel.index === i;
     const inner = html`<${Bean} code=${code} />${i === 0 ? html`<span class="front">${t('table.hand.front')}</span>` : null}`;
-    return html`<li class=${i === 0 ? 'first' : ''}>${pickable
+    return html`<li class=${i === 0 ? 'first' : ''} data-hand=${i}>${pickable
       ? html`<button type="button" class=${`pick${on ? ' on' : ''}`} aria-pressed=${on ? 'true' : 'false'}
           data-pick=${`hand:${i}`} onClick=${() => ctx.setSel(on ? null : { kind: 'hand', index: i })}>${inner}</button>`
       : html`<div class="card">${inner}</div>`}</li>`;
@@ -99,10 +99,11 @@ function Player({ p, idx, ctx, tg, own }) {
   const seatInfo = (ctx.seats || []).find((x) => x.seat === idx);
   const bot = !own && seatInfo && seatInfo.bot;
   const away = !own && !bot && ctx.online && ctx.online[idx] === false;
-  return html`<section class=${`player${own ? ' own' : ''}${ctx.view.active === idx ? ' active' : ''}`} aria-label=${title}>
+  return html`<section class=${`player${own ? ' own' : ''}${ctx.view.active === idx ? ' active' : ''}`} aria-label=${title}
+    data-area=${own ? 'fields' : 'other'}>
     <h2 class="sub">${title} <span class="meta">${t('table.coins', { n: p.coins })}${own ? '' : ` · ${t('table.hand.size', { n: p.hand_size })}`}${away ? ` · ${t('table.away')}` : ''}${bot ? ` · ${t('table.bot')}` : ''}</span></h2>
     <ul class="fields">${p.fields.map((f, i) => html`<${Field} i=${i} f=${f} worth=${p.harvest_values ? p.harvest_values[i] : undefined}
-      acts=${own ? tg.fields[i] : null} ctx=${ctx} />`)}</ul>
+      acts=${own ? tg.fields[i] : null} ctx=${ctx} owner=${idx} />`)}</ul>
   </section>`;
 }
 
@@ -143,7 +144,7 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     if (next) next.focus({ preventScroll: true });
   }, [s.version, sel, locked]);
   return html`<div class="table" data-version=${s.version} data-busy=${locked ? '1' : '0'} data-phase=${view.phase}>
-    <p class=${`banner${myTurn ? ' mine' : ''}`} role="status">${banner}</p>
+    <div data-area="hint"><p class=${`banner${myTurn ? ' mine' : ''}`} role="status">${banner}</p>
     ${sel ? html`<p class="selhint">${t('table.selected', { what: sel.kind === 'bundle' ? bean(sel.bean) : bean(view.players[seat].hand[sel.index]) })}
       <button type="button" class="link" onClick=${() => setSel(null)}>${t('table.cancel')}</button></p>` : null}
     ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />` : null}
@@ -152,17 +153,18 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     ${liveHint ? html`<p class="hint-box" role="status" data-hint=${liveHint.failed ? 'failed' : actKey(liveHint.action)}>${liveHint.failed
       ? t('hint.error')
       : html`<strong>${t('hint.title', { what: label(liveHint.action, view, seat) })}</strong> ${t(`hint.reason.${liveHint.reason_code}`) === `hint.reason.${liveHint.reason_code}` ? liveHint.reason : t(`hint.reason.${liveHint.reason_code}`)}`}</p>` : null}
+    </div>
     ${s.pending ? html`<p class="pending" role="status">${t(s.pendingStuck ? 'table.pending.offline' : 'table.pending')}</p>` : null}
     ${s.notice ? html`<p class="notice" role="alert">${t(`err.${s.notice}`) === `err.${s.notice}` ? t('err.generic', { msg: s.notice }) : t(`err.${s.notice}`)}</p>` : null}
-    <section class="mafia" aria-label=${t('table.mafia')}>
-      <h2 class="sub">${t('table.mafia')} <span class="meta">${t('table.treasury', { n: view.treasury })}</span></h2>
+    <section class="mafia" aria-label=${t('table.mafia')} data-area="mafia">
+      <h2 class="sub">${t('table.mafia')} <span class="meta" data-area="treasury">${t('table.treasury', { n: view.treasury })}</span></h2>
       <ul class="bosses">${BOSS_ORDER.filter((b) => b in view.bosses).map((b) => html`<${Boss} name=${b} held=${view.bosses[b]} acts=${tg.bosses[b]} ctx=${ctx} />`)}</ul>
     </section>
     <${Middle} view=${view} tg=${tg} ctx=${ctx} />
     ${others.map(([p, i]) => html`<${Player} p=${p} idx=${i} ctx=${ctx} tg=${tg} own=${false} />`)}
     ${seat !== null ? html`
       <${Player} p=${view.players[seat]} idx=${seat} ctx=${ctx} tg=${tg} own=${true} />
-      <section class="handbox" aria-label=${t('table.hand')}>
+      <section class="handbox" aria-label=${t('table.hand')} data-area="hand">
         <h2 class="sub">${t('table.hand')} <span class="meta">${cards(view.players[seat].hand_size)}</span>
           <button type="button" class="link hide-hand" aria-pressed=${hidden ? 'true' : 'false'} onClick=${toggleHidden}>
             ${hidden ? t('table.hand.show') : t('table.hand.hide')}</button></h2>
@@ -171,5 +173,6 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     ${tg.buttons.length ? html`<div class="actionbar">${tg.buttons.map((a) => html`<${Act} action=${a}
       label=${label(a, view, seat)} onAct=${onAct} primary=${a.type === 'end_phase'} />`)}</div>` : null}
     ${s.busy ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />`}
+    <div data-area="history-slot"></div>
   </div>`;
 }
