@@ -1,10 +1,17 @@
-"""Al Cabohne Online's HTTP API: `create_app(config)` builds the Flask app (DESIGN §2)."""
+"""Al Cabohne Online's HTTP API: `create_app(config)` builds the Flask app (DESIGN §2).
+
+Flask is imported inside create_app, not here: the commands in api.cli (play, simulate, verify,
+replay) import this package on their way and must run without Flask or Redis.
+"""
 
 from __future__ import annotations
 
-from flask import Flask, Response
+from typing import TYPE_CHECKING
 
 from api import config as config_module
+
+if TYPE_CHECKING:
+    from flask import Flask, Response
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -12,6 +19,8 @@ def create_app(config: dict | None = None) -> Flask:
 
     `config["STORE"]` may be a ready GameStore (tests); otherwise `STORE_URL`/`DATA_DIR` open one.
     """
+    from flask import Flask
+
     from api import errors, games, gctune, logs, metrics, openapi, probes, web, ws
     from api.service import GameService, Lifetimes
 

@@ -1,5 +1,5 @@
 """Verifiable game records: the seed commitment, seeds derived from the game's secret, and the checks
-behind `alcabohne verify` and `alcabohne replay`.
+behind `alcabohne verify` and `alcabohne replay` (api/cli/replay.py steps through a record).
 
 Engine only (no Flask, no store): a record is a plain JSON document, so anyone can check a game with
 the engine alone. When a game is created the server publishes `seed_commitment` = SHA-256 hex of
@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Callable
 
 import engine
 
@@ -71,7 +70,7 @@ def load(path: str) -> dict:
     return record
 
 
-def _start(record: dict):
+def start(record: dict):
     """Return the new game the record starts from (checks the keys it needs). Raises RecordError."""
     for key, kind in (("mode", str), ("seed", int), ("salt", str), ("options", dict), ("actions", list)):
         if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool):
@@ -85,7 +84,7 @@ def _start(record: dict):
 def steps(record: dict):
     """Yield (entry, state_before, state_after, events) for each recorded action, replayed with the
     engine. Raises RecordError when an action is malformed, illegal, by the wrong seat, or out of order."""
-    state = _start(record)
+    state = start(record)
     last = 0
     for n, entry in enumerate(record["actions"], 1):
         if not isinstance(entry, dict) or not {"version", "seat", "action"} <= set(entry):
@@ -113,7 +112,7 @@ def verify(record: dict, expected_commitment: str | None = None) -> dict:
     published when the game was created, when given), that every action is legal for the seat that
     took it, and that the replayed game ends with the recorded result. Raises RecordError naming the
     first thing that does not hold."""
-    state = _start(record)
+    state = start(record)
     made = commitment(record["seed"], record["salt"])
     for label, published in (("record's", record.get("seed_commitment")), ("published", expected_commitment)):
         if published is not None and published.lower() != made:
@@ -128,42 +127,3 @@ def verify(record: dict, expected_commitment: str | None = None) -> dict:
         raise RecordError(f"result altered: replaying gives {json.dumps(result)}, the record says "
                           f"{json.dumps(record.get('result'))}")
     return result
-
-
-def _who(record: dict, seat: int) -> str:
-    for s in record.get("seats") or []:
-        if isinstance(s, dict) and s.get("seat") == seat and s.get("who") == "bot":
-            return f"Player {seat + 1} (bot {s.get('bot')})"
-    return f"Player {seat + 1}"
-
-
-def replay(record: dict, *, wait: bool = True, inp: Callable[[str], str] = input,
-           out: Callable[[str], None] = print) -> int:
-    """Step through `record` in the terminal: before each action, the table as the acting seat saw it.
-
-    With `wait`, Enter shows the next action (q quits); otherwise everything is printed at once.
-    Returns 0. Raises RecordError when the record does not replay."""
-    from api.terminal import describe, narrate, render, result_text
-
-    out(f"Al Cabohne record {record.get('game_id', '?')} - {record.get('mode')} - seed {record.get('seed')}")
-    state = _start(record)
-    for entry, before, after, events in steps(record):
-        state = after
-        view = engine.view(before, before.active)
-        out("")
-        out(render(view))
-        out(f">> v{entry['version']} {_who(record, entry['seat'])}: {describe(entry['action'], view)}")
-        for line in narrate(events, None):
-            out(line)
-        if wait:
-            try:
-                if inp("(Enter: next action, q: quit) ").strip().lower() in ("q", "quit"):
-                    return 0
-            except EOFError:
-                return 0
-    view = engine.view(state, None)
-    out("")
-    out(render(view))
-    if view["result"] is not None:
-        out(result_text(view))
-    return 0

@@ -1,4 +1,4 @@
-"""How many gunicorn threads a worker needs for websockets; shared by `alcabohne serve` (api.server)
+"""How many gunicorn threads a worker needs for websockets; shared by `alcabohne serve` (api.cli.serve)
 and deploy/gunicorn.conf.py, so that both size the pool the same way.
 
 With the gthread worker, an open websocket holds one pool thread for its whole life (its handler,

@@ -1,4 +1,4 @@
-"""(h) `api.server.serve` really starts gunicorn and answers (embedded SQLite; Redis with two workers)."""
+"""(h) `api.cli.serve.serve` really starts gunicorn and answers (embedded SQLite; Redis with two workers)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from api.server import public_base, serve
+from api.cli.serve import public_base, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,8 +40,8 @@ def request(url: str, body: dict | None = None, headers: dict | None = None) -> 
 
 def start(tmp_path, workers: int = 1, redis_url: str | None = None):
     port = free_port()
-    code = (f"from api.server import serve; serve('127.0.0.1', {port}, {workers}, {str(tmp_path)!r}, None, "
-            f"{redis_url!r})")
+    code = (f"from api.cli.serve import serve; "
+            f"serve('127.0.0.1', {port}, {workers}, {str(tmp_path)!r}, None, {redis_url!r})")
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)

@@ -1,9 +1,9 @@
-"""`alcabohne simulate` (api/simulate.py): fair seating, Wilson intervals, summaries, the command."""
+"""`alcabohne simulate` (api/cli/simulate.py): fair seating, Wilson intervals, summaries, the command."""
 
 import pytest
 
 from api.cli import main as cli_main
-from api.simulate import make_jobs, run, summarize_duo, summarize_solo, wilson
+from api.cli.simulate import make_jobs, run, summarize_duo, summarize_solo, wilson
 
 
 def test_wilson_interval_known_values():

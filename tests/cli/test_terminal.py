@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from api.terminal import play
+from api.cli.terminal import play
 
 PROMPT = re.compile(r"Your choice \(1-(\d+), q to quit\): ")
 

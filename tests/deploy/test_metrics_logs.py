@@ -8,8 +8,8 @@ import logging
 import time
 
 from api import auth, create_app
+from api.cli.netclient import HttpApi, LiveSocket
 from api.logs import JsonFormatter, redact
-from api.netclient import HttpApi, LiveSocket
 from api.store.memory import MemoryStore
 from tests.live.play import duo_game
 from tests.live.servers import ThreadServer

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from api.netclient import HttpApi, LiveSocket
+from api.cli.netclient import HttpApi, LiveSocket
 from api.store.memory import MemoryStore
 from tests.deploy.test_deploy_files import DEPLOY, _need
 from tests.live.play import duo_game

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from api.netclient import HttpApi, LiveSocket
+from api.cli.netclient import HttpApi, LiveSocket
 from tests.live.play import duo_game
 from tests.live.servers import ROOT, free_port
 from tests.redis_server import RedisServer, redis_server_binary

@@ -30,7 +30,7 @@ import uuid
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from api.netclient import HttpApi, LiveSocket
+from api.cli.netclient import HttpApi, LiveSocket
 
 # How long a mover keeps retrying one move (the longest fault: a server restart on a loaded machine).
 RETRY_FOR = 60.0

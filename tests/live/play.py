@@ -7,7 +7,7 @@ import random
 import time
 import uuid
 
-from api.netclient import HttpApi
+from api.cli.netclient import HttpApi
 from api.ws_schema import SERVER
 
 
@@ -77,7 +77,7 @@ class Bot:
     unanswered action with the same id (idempotent). `acked` lists the versions its acks reported."""
 
     def __init__(self, base_url: str, game_id: str, token: str):
-        from api.netclient import LiveSocket
+        from api.cli.netclient import LiveSocket
 
         self.live = LiveSocket(base_url, game_id, token)
         self.acked: list[int] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.netclient import HttpApi, LiveSocket
+from api.cli.netclient import HttpApi, LiveSocket
 from tests.live.play import duo_game, move
 from tests.live.servers import Gunicorn
 

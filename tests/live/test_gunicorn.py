@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from api.netclient import HttpApi, LiveSocket
+from api.cli.netclient import HttpApi, LiveSocket
 from api.store.redis import RedisStore
 from tests.live.play import Bot, duo_game, move
 from tests.live.servers import Gunicorn

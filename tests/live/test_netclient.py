@@ -1,4 +1,4 @@
-"""`alcabohne play --server URL` (api/netclient.py) against a live server, driven by scripted stdin."""
+"""`alcabohne play --server URL` (api/cli/netclient.py) against a live server, driven by scripted stdin."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from api.netclient import HttpApi
+from api.cli.netclient import HttpApi
 from api.store.memory import MemoryStore
 from tests.live.play import Bot
 from tests.live.servers import ROOT, ThreadServer

@@ -25,7 +25,7 @@ from wsproto.events import AcceptConnection, Ping, Request, TextMessage
 
 import engine
 from api import logs
-from api.netclient import ApiError, HttpApi, LiveSocket, ws_url
+from api.cli.netclient import ApiError, HttpApi, LiveSocket, ws_url
 from api.store.memory import MemoryStore
 from api.store.redis import RedisStore
 from api.store.sqlite import SqliteStore

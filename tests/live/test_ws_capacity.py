@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from api.netclient import HttpApi, LiveSocket
+from api.cli.netclient import HttpApi, LiveSocket
 from api.sizing import HTTP_HEADROOM, SocketGate, socket_cap, threads_for
 from api.store.memory import MemoryStore
 from tests.api.test_api_server import start, stop

@@ -2,7 +2,7 @@
 
     .venv/bin/python tests/perf/api_bench.py [--games 32] [--seconds 10] [--workers 2]
 
-Starts a private redis-server (AOF everysec, as in production) and `api.server.serve` with 2 gunicorn
+Starts a private redis-server (AOF everysec, as in production) and `api.cli.serve.serve` with 2 gunicorn
 workers and ALCABOHNE_BENCH=1, then in the same run:
   1. games: N client threads, each playing solo games through HTTP (POST /actions, choosing among the
      legal actions of the last answer's view), for the given time;
@@ -144,7 +144,7 @@ def main() -> None:
     wait_for(rclient.ping, 10, "redis-server")
     env = {**os.environ, "ALCABOHNE_BENCH": "1"}
     env.pop("REDIS_URL", None)
-    code = (f"from api.server import serve; "
+    code = (f"from api.cli.serve import serve; "
             f"serve('127.0.0.1', {http_port}, {args.workers}, {str(workdir)!r}, None, {redis_url!r})")
     server = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)

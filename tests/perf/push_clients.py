@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from api.netclient import LiveSocket  # noqa: E402
+from api.cli.netclient import LiveSocket  # noqa: E402
 
 # A relay frame unanswered this long is re-sent with a new number (the other side never saw it).
 RESEND_AFTER = 5.0

@@ -1,4 +1,5 @@
-"""`alcabohne verify` and `alcabohne replay` on game records (api/records.py), engine only.
+"""`alcabohne verify` and `alcabohne replay` on game records (api/records.py,
+api/cli/replay.py), engine only.
 
 The record is made here as the server makes it (records.build), from a duo game that the greedy bot
 plays for both seats: no HTTP needed to check the checker.
@@ -15,6 +16,7 @@ import engine
 import engine.bots
 from api import records
 from api.cli import main
+from api.cli.replay import replay
 
 
 def _greedy_game(seed: int, dealer: int) -> dict:
@@ -112,6 +114,6 @@ def test_replay_waits_for_enter_and_q_quits(good):
         asked.append(prompt)
         return "" if len(asked) < 3 else "q"
 
-    assert records.replay(good, inp=inp, out=lines.append) == 0
+    assert replay(good, inp=inp, out=lines.append) == 0
     assert len(asked) == 3
     assert sum(line.startswith(">> v") for line in lines) == 3

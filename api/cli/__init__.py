@@ -1,7 +1,9 @@
 """The `alcabohne` command: `play` (terminal game), `simulate` (bot games), `verify` and `replay` (game
 records), `serve` (the online server).
 
-Subcommands import what they need lazily, so `alcabohne play` runs on the engine alone.
+Each subcommand lives in its own module here and is imported only when chosen: `play`, `simulate`,
+`verify` and `replay` run on the engine (and, for `play --server`, a websocket client) without Flask or
+Redis; `serve` brings in the server. tests/cli/test_cli_imports.py holds them to that.
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
 
         budget = {k: v for k in ("playouts", "width", "horizon") if (v := getattr(args, k)) is not None}
         return simulate(args.mode, args.bots.split(","), args.games, args.seed, args.jobs, budget)
-    from .server import serve
+    from .serve import serve
 
     serve(args.host, args.port, args.workers, args.data_dir, args.public_url, args.redis_url)
     return 0
@@ -85,12 +87,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _record_command(args) -> int:
     """Run `verify` or `replay`; return 0, or 1 with the reason on stderr when the record does not hold."""
-    from . import records
+    from api import records
 
     try:
         record = records.load(args.record)
         if args.command == "replay":
-            return records.replay(record, wait=not args.all)
+            from .replay import replay
+
+            return replay(record, wait=not args.all)
         result = records.verify(record, args.commitment)
     except records.RecordError as err:
         print(f"alcabohne {args.command}: {args.record}: {err}", file=sys.stderr)
@@ -101,6 +105,3 @@ def _record_command(args) -> int:
           f"winners {result['winners']}")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """`alcabohne play --server URL`: play over the network like any third-party client would.
 
 Only the public API is used: HTTP (urllib) to create or join a game, the websocket (simple-websocket's
-client) for live states, presence and actions. The table is drawn by api.terminal from the views the
+client) for live states, presence and actions. The table is drawn by api.cli.terminal from the views the
 server sends. The same two classes serve the live tests and the push benchmark.
 """
 
@@ -202,7 +202,7 @@ def play_online(server: str, *, join: str | None = None, duo: bool = False,
 
     Returns 0 when the game ends or the player quits, 1 when the server cannot be used.
     """
-    from api.terminal import choose, describe, narrate, render, result_text
+    from api.cli.terminal import choose, describe, narrate, render, result_text
 
     http = HttpApi(server)
     try:
