@@ -7,6 +7,7 @@ worker; REDIS_URL switches to Redis, which allows several workers (and hosts).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import socket
 import sys
@@ -36,6 +37,34 @@ def public_base(host: str, port: int, public_url: str | None) -> str:
     if host in ("0.0.0.0", "", "::"):
         host = lan_address()
     return f"http://{host}:{port}"
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise SystemExit with one sentence when this process could not listen on `host`:`port` now.
+
+    Bound and released at once, with SO_REUSEADDR as gunicorn binds, so only a socket that would make
+    gunicorn fail (a listener, not a connection closing in TIME_WAIT) makes it fail. `serve` asks before
+    it prints the address and QR code: a taken port used to show both and then stop.
+    """
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as err:
+        raise SystemExit(f"Cannot listen on {host}:{port}: the address is unknown ({err.strerror}).") \
+            from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise SystemExit(f"Port {port} is already in use (another program, perhaps another "
+                                 f"alcabohne serve, listens on it): stop that program or choose another "
+                                 f"port with --port or PORT.") from None
+            if err.errno == errno.EACCES:
+                raise SystemExit(f"Not allowed to listen on port {port} (ports below 1024 need extra "
+                                 f"rights): choose another port with --port.") from None
+            raise SystemExit(f"Cannot listen on {host}:{port}: {err.strerror}.") from None
 
 
 class _Server(BaseApplication):
@@ -69,6 +98,7 @@ def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: 
         raise SystemExit(
             f"The embedded store serves one worker only (its updates fan out inside one process); "
             f"you asked for {workers}. Set REDIS_URL (or --redis-url) to run several workers.")
+    check_port(host, port)
     store_url = redis_url or ""
     # Open the store once here so that a wrong path or an unreachable Redis stops us before forking.
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from api.cli.serve import public_base, serve
+from api.cli.serve import check_port, public_base, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,3 +114,39 @@ def test_public_url_defaults_to_the_lan_address():
     assert public_base("127.0.0.1", 8000, None) == "http://127.0.0.1:8000"
     assert public_base("0.0.0.0", 8000, "https://beans.example/") == "https://beans.example"
     assert public_base("0.0.0.0", 8000, None).endswith(":8000")
+
+
+@pytest.mark.parametrize("listen_on, serve_on", [("127.0.0.1", "127.0.0.1"), ("0.0.0.0", None)],
+                         ids=["same-address", "default-all-addresses"])
+def test_a_taken_port_stops_serve_before_any_address_or_qr(tmp_path, listen_on, serve_on):
+    """Issue 16: `./run` printed "open ... on the phones" and the QR code, then failed on a taken port."""
+    with socket.socket() as taken:
+        taken.bind((listen_on, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        args = ["serve", "--port", str(port), "--data-dir", str(tmp_path / "data")]
+        if serve_on:
+            args += ["--host", serve_on]
+        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PORT")}
+        done = subprocess.run([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1
+    assert done.stdout == ""  # no address, no QR code
+    assert done.stderr == (f"Port {port} is already in use (another program, perhaps another alcabohne "
+                           f"serve, listens on it): stop that program or choose another port with --port "
+                           f"or PORT.\n")
+    assert not (tmp_path / "data").exists()  # nor was the store opened
+
+
+def test_a_free_port_passes_the_check_and_a_stopped_servers_last_connection_does_not_hold_it():
+    with socket.socket() as listener:  # a server that just stopped: it bound as gunicorn binds
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        server_side, _ = listener.accept()
+        server_side.close()  # the server closes first: its side lingers in TIME_WAIT
+        client.close()
+    check_port("127.0.0.1", port)  # its connection lingers (TIME_WAIT), but gunicorn could bind
+    check_port("127.0.0.1", free_port())
