@@ -51,9 +51,21 @@ async function call(method, path, { token, body, headers = {}, timeout = 10000 }
   return data;
 }
 
-/** Create a game; with `bot` (random, greedy, mc) the computer takes the second seat at once. */
-export const createGame = (mode, bot = null) => call('POST', '/games', { body: bot ? { mode, bot } : { mode } });
-export const joinGame = (code) => call('POST', '/games/join', { body: { code } });
+/** Create a game; with `bot` (random, greedy, mc) the computer takes the second seat at once.
+ * `name` is the player's chosen name (null: the seat shows as "Player 1"). */
+export function createGame(mode, bot = null, name = null) {
+  const body = { mode };
+  if (bot) body.bot = bot;
+  if (name) body.name = name;
+  return call('POST', '/games', { body });
+}
+/** Take the seat a join code opens. With the `token` of that game the server answers with the
+ * caller's own seat instead (the host's phone opening its own join link). */
+export function joinGame(code, name = null, token = null) {
+  return call('POST', '/games/join', { token, body: name ? { code, name } : { code } });
+}
+/** The next game after the finished game `id`, the same for every caller: this seat's grant in it. */
+export const rematch = (id, token) => call('POST', `/games/${encodeURIComponent(id)}/rematch`, { token });
 export const getGame = (id, token) => call('GET', `/games/${encodeURIComponent(id)}`, { token });
 /** A suggested move for the token's seat on its turn: {action, reason_code, reason, version}. */
 export const getHint = (id, token) => call('GET', `/games/${encodeURIComponent(id)}/hint`, { token });

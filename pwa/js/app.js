@@ -7,6 +7,7 @@ import { html } from './html.js';
 import { t, setLang, negotiate, currentLang } from './i18n.js';
 import * as api from './api.js';
 import * as store from './store.js';
+import { myName } from './names.js';
 import { Home } from './views/home.js';
 import { Game } from './views/game.js';
 
@@ -27,6 +28,7 @@ const go = (hash, replace = false) => {
 };
 
 let installEvent = null;
+const OWN_LINK = 'alc.ownlink'; // sessionStorage: the lobby says "this is your own link" once
 
 function App() {
   const [route, setRoute] = useState(parseHash());
@@ -60,8 +62,9 @@ function App() {
     setBusy(true);
     setError(null);
     try {
-      const r = await api.createGame(mode, bot);
-      store.addToken(r.game_id, r.seat, r.token, { mode, bot, created: Date.now() });
+      const r = await api.createGame(mode, bot, myName());
+      // The join code is kept with the token: this phone opening its own join link resumes its seat.
+      store.addToken(r.game_id, r.seat, r.token, { mode, bot, created: Date.now(), joinCode: r.join_code || null });
       if (hotseat && r.join_code) {
         const j = await api.joinGame(r.join_code);
         store.addToken(r.game_id, j.seat, j.token, { hotseat: true });
@@ -76,11 +79,19 @@ function App() {
   };
 
   const join = async (code) => {
+    // A link this device made (the host scanning its own QR code) or already used: go back to the seat
+    // it holds. Asking the server would take the other seat and leave the game without its guest.
+    const own = store.gameByCode(code);
+    if (own) {
+      try { sessionStorage.setItem(OWN_LINK, own); } catch { /* the notice is a nicety */ }
+      go(`#/g/${own}`, true);
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
-      const r = await api.joinGame(code);
-      store.addToken(r.game_id, r.seat, r.token, { mode: r.view.mode, created: Date.now() });
+      const r = await api.joinGame(code, myName());
+      store.addToken(r.game_id, r.seat, r.token, { mode: r.view.mode, created: Date.now(), joinCode: code });
       go(`#/g/${r.game_id}`, true);
     } catch (err) {
       setError(failText(err));
@@ -94,6 +105,34 @@ function App() {
     if (route.name === 'join') join(route.code);
   }, [route.name, route.code]);
 
+  /** "Play again": solo starts a fresh game; a duo game asks the server for its one next game (the
+   * same for both phones, whoever asks first), for every seat this device holds. */
+  const playAgain = async (mode, hotseat, bot, oldId) => {
+    const old = oldId ? store.game(oldId) : null;
+    if (mode === 'solo' || !old) {
+      if (oldId) store.forgetGame(oldId);
+      newGame(mode, hotseat, bot);
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      let next = null;
+      for (const [, token] of Object.entries(old.tokens || {}).sort()) {
+        const g = await api.rematch(oldId, token);
+        next = g.game_id;
+        store.addToken(g.game_id, g.seat, g.token, { mode, bot, hotseat, created: Date.now(), rematchOf: oldId });
+      }
+      store.forgetGame(oldId); // the end was acknowledged: this device forgets the game and its tokens
+      go(`#/g/${next}`);
+    } catch (err) {
+      setError(failText(err));
+      go('#/');
+    } finally {
+      setBusy(false);
+    }
+  };
+
   const other = currentLang() === 'de' ? 'en' : 'de';
   const langSwitch = html`<button type="button" class="link lang" lang=${other} aria-label=${t('lang.switch.label')}
     onClick=${async () => { await setLang(other, true); setLangTick((n) => n + 1); }}>${t('lang.switch')}</button>`;
@@ -101,7 +140,7 @@ function App() {
   if (route.name === 'game' || route.name === 'watch') {
     const id = route.id;
     return html`<${Game} key=${`${route.name}:${id}`} id=${id} watch=${route.name === 'watch'} langSwitch=${langSwitch}
-      onHome=${() => go('#/')} onRematch=${(mode, hotseat, bot) => newGame(mode, hotseat, bot)} />`;
+      onHome=${() => go('#/')} onRematch=${playAgain} />`;
   }
   const ios = /iphone|ipad/i.test(navigator.userAgent) && !navigator.standalone;
   return html`<div class="shell"><header class="bar"><span></span>${langSwitch}</header>

@@ -1,14 +1,15 @@
 // Turns engine events (PROTOCOL §6 answers, GET /events) into short sentences for the step list.
 
 import { t as tr, has, bean, boss } from './i18n.js';
+import { nameOf, currentSeats } from './names.js';
 
 /** Events the Mafia or the deck cause by themselves: these are played out step by step. */
 export const AUTOMATIC = new Set(['reveal', 'capture', 'boss_harvest', 'from_discard', 'reshuffle',
   'exhausted', 'draw', 'game_over']);
 
+/** "You", the seat's chosen name, "Computer" or "Player n" (names.js, PWA-SOCIAL). */
 export function who(seat, viewer, hotseat) {
-  if (seat === viewer && !hotseat) return tr('who.you');
-  return tr('who.seat', { n: seat + 1 });
+  return nameOf(seat, currentSeats(), viewer, hotseat);
 }
 
 /** One sentence for an event, or null for bookkeeping events that say nothing new. */

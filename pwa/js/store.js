@@ -44,6 +44,19 @@ export function addToken(id, seat, token, extra = {}) {
   return saveGame(id, { ...extra, tokens: { ...(g.tokens || {}), [seat]: token } });
 }
 
+/** A join code as the server compares it: upper case, without spaces and dashes. */
+export const normCode = (code) => String(code || '').toUpperCase().replace(/[\s._-]/g, '');
+
+/** The id of this device's game that `code` opens (its own lobby's code, or the code it joined
+ * with), or null: opening that link again resumes the seat this device holds. */
+export function gameByCode(code) {
+  const want = normCode(code);
+  if (!want) return null;
+  const hit = Object.entries(games()).find(([, g]) => g.joinCode && normCode(g.joinCode) === want
+    && Object.keys(g.tokens || {}).length);
+  return hit ? hit[0] : null;
+}
+
 /** Forget a game and its tokens (after the end screen was acknowledged). */
 export function forgetGame(id) {
   const all = games();

@@ -92,9 +92,9 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     onHome();
   };
   const rematch = () => {
-    store.forgetGame(id);
+    // app.js forgets this game once the next one exists (PWA-SOCIAL: a duo rematch needs its tokens).
     const bot = s.seats.find((x) => x.bot);
-    onRematch(view.mode, session.hotseat, bot ? bot.bot : null);
+    onRematch(view.mode, session.hotseat, bot ? bot.bot : null, id);
   };
 
   let body;

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t } from '../i18n.js';
 import * as store from '../store.js';
+import { MAX_NAME, myName, setMyName } from '../names.js';
 
 function modeName(g) {
   if (g.mode === 'solo') return t('home.mode.solo');
@@ -13,6 +14,7 @@ function modeName(g) {
 
 export function Home({ onNew, onJoin, error, busy, install, onInstall, iosHint }) {
   const [code, setCode] = useState('');
+  const [name, setName] = useState(myName() || '');
   const games = Object.entries(store.games()).sort((a, b) => b[1].created - a[1].created);
   const streak = store.streak();
   const fmt = new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: 'short', timeStyle: 'short' });
@@ -24,6 +26,13 @@ export function Home({ onNew, onJoin, error, busy, install, onInstall, iosHint }
     <h1>${t('app.title')}</h1>
     <p class="tagline">${t('app.tagline')}</p>
     ${error ? html`<p class="notice" role="alert">${error}</p>` : null}
+    <div class="myname">
+      <label for="myname">${t('social.name')}</label>
+      <input id="myname" name="myname" autocomplete="nickname" maxlength=${MAX_NAME} spellcheck=${false}
+        aria-describedby="myname-hint" placeholder=${t('social.name.placeholder')} value=${name}
+        onInput=${(e) => { setName(e.currentTarget.value); setMyName(e.currentTarget.value); }} />
+      <p id="myname-hint" class="hint">${t('social.name.hint')}</p>
+    </div>
     <div class="newgame">
       <button type="button" class="big primary" data-new="solo" disabled=${busy} onClick=${() => onNew('solo')}>${t('home.new_solo')}</button>
       <button type="button" class="big" data-new="duo" disabled=${busy} onClick=${() => onNew('duo')}>${t('home.new_duo')}</button>

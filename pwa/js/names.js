@@ -1,0 +1,43 @@
+// Player names: the one the player chose on this device, and how each seat is called on screen.
+// A name is only ever text (rendered as a text node, never markup) and at most MAX_NAME characters;
+// the server checks the same rules, the client trims first so a typed name never comes back refused.
+
+import { t } from './i18n.js';
+import * as store from './store.js';
+
+export const MAX_NAME = 24;
+
+// Control characters (C0, DEL, C1) and the bidi overrides that could turn a name around on screen.
+const UNWANTED = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** The name as the server accepts it (trimmed, no control characters, <= MAX_NAME), or null. */
+export function cleanName(raw) {
+  const s = String(raw ?? '').replace(UNWANTED, '').trim();
+  const cut = [...s].slice(0, MAX_NAME).join('').trim(); // by code points: never half an emoji
+  return cut || null;
+}
+
+/** The name chosen on this device (remembered in localStorage), or null. */
+export const myName = () => cleanName(store.prefs().name);
+export const setMyName = (name) => store.setPref('name', cleanName(name));
+
+// The seats of the game on screen; the session sets them, so a sentence can name a seat without
+// every caller passing the seats along.
+let current = [];
+export const setSeats = (seats) => { current = Array.isArray(seats) ? seats : []; };
+export const currentSeats = () => current;
+
+/** What a seat is called for everyone: its name, "Computer" for the bot, else "Player n". */
+export function seatName(seat, seats = current) {
+  const info = (seats || []).find((x) => x.seat === seat);
+  const name = info && cleanName(info.name);
+  if (name) return name;
+  if (info && info.bot) return t('social.computer');
+  return t('who.seat', { n: seat + 1 });
+}
+
+/** Like seatName, but "You" for the viewer's own seat (not when two players share the phone). */
+export function nameOf(seat, seats = current, viewer = null, hotseat = false) {
+  if (seat === viewer && !hotseat) return t('who.you');
+  return seatName(seat, seats);
+}
