@@ -10,6 +10,7 @@ import { targets, bundles, actKey } from '../targets.js';
 import { Bean, Act, cards } from './bits.js';
 import { Steps } from './steps.js';
 import { bannerText } from './banner.js';
+import { seatName } from '../names.js';
 
 const BOSS_ORDER = ['al', 'don', 'joe'];
 
@@ -94,14 +95,15 @@ function Hand({ me, tg, ctx }) {
 }
 
 function Player({ p, idx, ctx, tg, own }) {
-  const title = own ? t('table.fields') : t('table.player', { n: idx + 1 });
+  // The other players by name (names.js: the chosen name, Computer for the bot, else Player n).
+  const title = own ? t('table.fields') : seatName(idx, ctx.seats);
   // Presence comes only over the socket; without it we say nothing rather than guess.
   const seatInfo = (ctx.seats || []).find((x) => x.seat === idx);
   const bot = !own && seatInfo && seatInfo.bot;
   const away = !own && !bot && ctx.online && ctx.online[idx] === false;
   return html`<section class=${`player${own ? ' own' : ''}${ctx.view.active === idx ? ' active' : ''}`} aria-label=${title}
     data-area=${own ? 'fields' : 'other'}>
-    <h2 class="sub">${title} <span class="meta">${t('table.coins', { n: p.coins })}${own ? '' : ` · ${t('table.hand.size', { n: p.hand_size })}`}${away ? ` · ${t('table.away')}` : ''}${bot ? ` · ${t('table.bot')}` : ''}</span></h2>
+    <h2 class="sub"><span class=${own ? '' : 'pname'}>${title}</span> <span class="meta">${t('table.coins', { n: p.coins })}${own ? '' : ` · ${t('table.hand.size', { n: p.hand_size })}`}${away ? ` · ${t('table.away')}` : ''}</span></h2>
     <ul class="fields">${p.fields.map((f, i) => html`<${Field} i=${i} f=${f} worth=${p.harvest_values ? p.harvest_values[i] : undefined}
       acts=${own ? tg.fields[i] : null} ctx=${ctx} owner=${idx} />`)}</ul>
   </section>`;
