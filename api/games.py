@@ -113,7 +113,7 @@ def _require_json_body():
 @problems("invalid_request")
 def create_game(args):
     """Create a game."""
-    body = _service().create(args["mode"], args["dealer"], _base_url(), bot=args["bot"])
+    body = _service().create(args["mode"], args["dealer"], _base_url(), bot=args["bot"], name=args["name"])
     return _json(body, 201, {"Location": f"/api/v1/games/{body['game_id']}"})
 
 
@@ -123,7 +123,8 @@ def create_game(args):
 @problems("unknown_code", "rate_limited")
 def join_game(args):
     """Take a seat with a join code, or move a seat here with a transfer code."""
-    return _json(_service().join(args["code"], request.remote_addr or "unknown", _base_url()))
+    return _json(_service().join(args["code"], request.remote_addr or "unknown", _base_url(),
+                                 name=args["name"]))
 
 
 @blp.route("/games/<game_id:game_id>", methods=["GET"])

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 import engine
 from api import jsontext
 from api.errors import ApiError
+from api.night import RESERVED_SEAT, table_info
 from api.service import BOT_SEAT, GameService, Loaded, entry_events
 from api.store.base import StoreUnavailable
 
@@ -54,23 +55,27 @@ def encode(message: dict) -> str:
     return jsontext.dumps(message)
 
 
-def state_frame(state, version: int, seat: int | None, raw_events: str | None) -> str:
+def state_frame(state, version: int, seat: int | None, raw_events: str | None,
+                table: dict | None = None) -> str:
     """Return the state frame of `version` as `seat` sees it (None: the table), with the events of its
-    log entry `raw_events` unless that is None."""
+    log entry `raw_events` unless that is None, and `table` (api.night.table_info: the seats with their
+    names, the rematch game) when given."""
     message = {"type": "state", "version": version, "view": engine.view(state, seat)}
     if raw_events is not None:
         message["events"] = entry_events(raw_events, seat)
+    if table is not None:
+        message.update(table)
     return encode(message)
 
 
-def nudge_frames(state, version: int, entry: str, seats: list, mover: int) -> str:
+def nudge_frames(state, version: int, entry: str, seats: list, mover: int, table: dict | None = None) -> str:
     """Return the frames that ride a commit's nudge (GameService.act's `frames`): the state frame of
-    `version` with the events of `entry`, for each seat other than the `mover` that a player holds, as
-    "<seat>:<frame>" lines. The mover's own sockets are mostly on the committing process, which renders
-    theirs after the commit; free and bot seats have no socket."""
-    return "\n".join(f"{seat}:{state_frame(state, version, seat, entry)}"
+    `version` with the events of `entry` (and `table`), for each seat other than the `mover` that a
+    player holds, as "<seat>:<frame>" lines. The mover's own sockets are mostly on the committing
+    process, which renders theirs after the commit; free, bot and reserved seats have no socket."""
+    return "\n".join(f"{seat}:{state_frame(state, version, seat, entry, table)}"
                      for seat, holder in enumerate(seats)
-                     if seat != mover and holder is not None and holder != BOT_SEAT)
+                     if seat != mover and holder is not None and holder not in (BOT_SEAT, RESERVED_SEAT))
 
 
 def _rendered(text: str) -> dict[tuple[int | None, bool], str]:
@@ -289,12 +294,13 @@ class Hub:
             live.sort(key=lambda conn: conn.seat == last_seat)
         # The frames the committer rendered (nudge_frames) are the ones this would render.
         frames = _rendered(game.frames) if raw_events is not None else {}
+        table = table_info(game.doc)
 
         def frame(seat: int | None, with_events: bool) -> str:
             key = (seat, with_events)
             if key not in frames:  # rendered when first needed: the first socket need not wait for others
                 events = raw_events if with_events else None
-                frames[key] = state_frame(game.state(), game.version, seat, events)
+                frames[key] = state_frame(game.state(), game.version, seat, events, table)
             return frames[key]
 
         for conn in live:

@@ -8,10 +8,10 @@ keys the contract fixes and allow more, which a dump through marshmallow would d
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 import engine.bots
-from api import auth
+from api import auth, night
 
 VIEW_DOC = (
     "What the caller's seat may see (PROTOCOL §5, engine.view): mode, phase, active, seat, players (fields, "
@@ -76,6 +76,23 @@ class StrictSchema(Schema):
     """Unknown keys in a request are an error, not silently ignored."""
 
 
+class NameField(fields.String):
+    """A player's name (api.night.clean_name): loaded trimmed; null or absent: no name."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_none=True, load_default=None, metadata={
+            "description": f"The player's name, shown to the other players as text (never markup). "
+                           f"{night.NAME_RULE} Absent or null: no name (clients say \"Player 1\").",
+            "pattern": night.NAME_PATTERN, "maxLength": night.NAME_RAW_MAX, "examples": ["Ann"]}, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return night.clean_name(text)
+        except ValueError as err:
+            raise ValidationError(str(err)) from None
+
+
 # ------------------------------------------------------------------ requests
 
 
@@ -89,6 +106,7 @@ class CreateGameSchema(StrictSchema):
                                                  "once (no join code) and moves right after each of your "
                                                  "moves, each bot action its own version. Ignored in "
                                                  "solo (one seat)."})
+    name = NameField()
 
 
 class JoinSchema(StrictSchema):
@@ -96,6 +114,7 @@ class JoinSchema(StrictSchema):
                          metadata={"description": f"A join or transfer code ({auth.CODE_LENGTH} characters "
                                                   f"of {auth.CODE_ALPHABET}; case and dashes are ignored).",
                                    "examples": ["K7M2QX"]})
+    name = NameField()
 
 
 class ActionRequestSchema(StrictSchema):
@@ -140,6 +159,10 @@ class IdempotencyHeaderSchema(Schema):
 class SeatInfoSchema(Schema):
     seat = fields.Integer(required=True)
     taken = fields.Boolean(required=True)
+    name = fields.String(required=True, allow_none=True, metadata={
+        "description": "The name its player gave (trimmed, plain text: show it as text, never as markup); "
+                       "null: none given, and always null on a bot's seat (clients say \"Player 1\" or "
+                       "\"Computer\" in their language)."})
     bot = fields.String(metadata={"description": "Only on a bot's seat: its name (random, greedy, mc)."})
 
 
@@ -153,6 +176,9 @@ class GameSchema(Schema):
     join_code = fields.String(allow_none=True, metadata={
         "description": "The open join code while a seat is free (shown to seated callers only)."})
     join_url = fields.String(allow_none=True)
+    rematch = fields.String(required=True, allow_none=True, metadata={
+        "description": "The id of the next game of the same players (POST /games/{id}/rematch), once "
+                       "one exists; null before."})
     seed_commitment = fields.String(required=True, allow_none=True, metadata={
         "description": "SHA-256 hex of \"<seed>:<salt>\", published at creation; the record (GET "
                        "/games/{id}/record, once the game is over) reveals seed and salt to check it. "
@@ -203,6 +229,7 @@ class RecordActionSchema(Schema):
 class RecordSeatSchema(Schema):
     seat = fields.Integer(required=True)
     who = fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
+    name = fields.String(allow_none=True, metadata={"description": "The player's name (null: none given)."})
     bot = fields.String(metadata={"description": "The bot's name, on a bot's seat."})
 
 

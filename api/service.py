@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import engine
 import engine.bots
-from api import auth, jsontext, records
+from api import auth, jsontext, night, records
 from api.errors import ApiError
 from api.recent import RecentGames
 from api.store.base import GameStore
@@ -34,8 +34,8 @@ BOT_SEAT = "bot"
 # A safety net for one run of bot moves (a bot's whole turn is a dozen actions at most).
 MAX_BOT_MOVES = 200
 
-# frames(state, version, log entry, seats, mover) -> text: see GameService.act.
-Frames = Callable[[object, int, str, list, int], str]
+# frames(state, version, log entry, seats, mover, table) -> text: see GameService.act.
+Frames = Callable[[object, int, str, list, int, dict], str]
 
 
 def dumps(obj) -> str:
@@ -117,18 +117,10 @@ class GameService:
             raise ApiError("bad_token", "This token holds no seat in this game (wrong, or transferred).")
         return seat
 
-    @staticmethod
-    def _seats(game_doc: dict) -> list[dict]:
-        seats = [{"seat": i, "taken": h is not None} for i, h in enumerate(game_doc["s"])]
-        if game_doc.get("b"):
-            seat, name = game_doc["b"]
-            seats[seat]["bot"] = name
-        return seats
-
     def _game_body(self, game_id: str, version: int, doc: dict, state, seat: int | None, base_url: str):
         """Return the common part of every answer about one game, as `seat` may see it."""
         body = {"game_id": game_id, "version": version, "seat": seat, "view": engine.view(state, seat),
-                "seats": self._seats(doc), "seed_commitment": _commitment(doc)}
+                **night.table_info(doc), "seed_commitment": _commitment(doc)}
         if seat is not None and doc.get("j"):
             # Seated players may show the open join code again (QR on the first phone).
             body["join_code"] = doc["j"]
@@ -195,9 +187,11 @@ class GameService:
             return self.ttl.lobby
         return self.ttl.game
 
-    def create(self, mode: str, dealer: int | None, base_url: str, bot: str | None = None) -> dict:
+    def create(self, mode: str, dealer: int | None, base_url: str, bot: str | None = None,
+               name: str | None = None) -> dict:
         """Start a game; return the creator's answer (seat 0, its token, and a join code for duo; with
-        `bot` in duo, seat 1 is that bot's and there is no join code). Raises invalid_request."""
+        `bot` in duo, seat 1 is that bot's and there is no join code). `name`: the creator's name
+        (already cleaned: api.night.clean_name). Raises invalid_request."""
         if mode not in MODES:
             raise ApiError("invalid_request", f"mode must be one of {', '.join(MODES)}")
         if bot is not None and bot not in engine.bots.BOTS:
@@ -219,6 +213,8 @@ class GameService:
         doc = {"m": mode, "p": engine.to_position(state), "s": seats, "j": None,
                "b": [1, bot] if bot else None, "k": [seed, records.new_salt()], "o": options, "c": now,
                "u": now}
+        if name is not None:
+            doc["n"] = night.with_name(None, len(seats), 0, name)
         for _ in range(20):
             game_id = secrets.token_urlsafe(12)
             code = None
@@ -266,7 +262,7 @@ class GameService:
         `on_commit(game, log_entry)`, when given, is called right after each commit this call makes
         (the caller's move, then each bot move), before anything else: the websocket hub pushes the
         new version to the sockets of this process from it, without reading the game back. It must
-        not raise. `frames(state, version, log_entry, seats, mover)`, when given, renders the socket
+        not raise. `frames(state, version, log_entry, seats, mover, table)`, when given, renders the socket
         frames of the other seats before each commit; they go with the store's nudge (so other
         processes only forward them) and with the Loaded given to `on_commit`.
         """
@@ -303,7 +299,8 @@ class GameService:
         new_pos = engine.to_position(new_state)
         doc = dict(game.doc, p=new_pos, u=int(time.time()))
         raw, entry = dumps(doc), log_entry(seat, body["action"], events)
-        pushed = frames(new_state, game.version + 1, entry, doc["s"], seat) if frames is not None else ""
+        pushed = (frames(new_state, game.version + 1, entry, doc["s"], seat, night.table_info(doc))
+                  if frames is not None else "")
         # The idempotency record keeps what the answer is rendered from, not the answer: rendering it
         # here, before the commit, would delay every push of the move (measured: about 75 us of CPU).
         res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, new_pos["phase"]),
@@ -370,7 +367,8 @@ class GameService:
             new_state, events = engine.apply(state, action)
             new_doc = dict(doc, p=engine.to_position(new_state), u=int(time.time()))
             raw, entry = dumps(new_doc), log_entry(seat, action, events)
-            pushed = frames(new_state, version + 1, entry, new_doc["s"], seat) if frames is not None else ""
+            pushed = (frames(new_state, version + 1, entry, new_doc["s"], seat, night.table_info(new_doc))
+                      if frames is not None else "")
             res = self.store.commit(game_id, version, raw, ttl=self._ttl(new_doc, new_state.phase), log=entry,
                                     frames=pushed)
             if res.status != "ok":
@@ -432,8 +430,9 @@ class GameService:
             elif not (isinstance(entry, dict) and "change" in entry):  # an action logged without it
                 raise ApiError("record_unavailable", "This game was played before records were kept.")
         bot = game.doc.get("b")
+        given = night.names(game.doc)
         seats = [{"seat": i, "who": "bot", "bot": bot[1]} if bot and bot[0] == i
-                 else {"seat": i, "who": "human"} for i in range(len(game.seats))]
+                 else {"seat": i, "who": "human", "name": given[i]} for i in range(len(game.seats))]
         seed, salt = game.doc["k"]
         return records.build(game_id, game.doc["m"], seed, salt, game.doc.get("o", {}), seats, actions,
                              game.doc["p"]["result"])
@@ -461,8 +460,9 @@ class GameService:
                            f"At most {self.join_limit} join attempts in {self.join_window} s; wait.",
                            headers={"Retry-After": str(self.join_window)})
 
-    def join(self, code: str, client: str, base_url: str) -> dict:
+    def join(self, code: str, client: str, base_url: str, name: str | None = None) -> dict:
         """Take the seat a join or transfer code opens; return {game_id, version, seat, token, view, seats}.
+        `name` (already cleaned) becomes the seat's name; None keeps the name the seat has.
 
         Raises rate_limited (too many attempts from `client`), unknown_code.
         """
@@ -487,9 +487,12 @@ class GameService:
             seats = list(doc["s"])
             seats[seat] = auth.token_hash(token)
             doc = dict(doc, s=seats, j=doc["j"] if change == "transferred" else None, u=int(time.time()))
+            if name is not None:
+                doc["n"] = night.with_name(doc.get("n"), len(seats), seat, name)
             phase = doc["p"]["phase"]
             res = self.store.commit(game_id, version, dumps(doc), ttl=self._ttl(doc, phase),
-                                    log=dumps({"seat": seat, "change": change}))
+                                    log=dumps({"seat": seat, "change": change,
+                                               "name": night.names(doc)[seat]}))
             if res.status == "ok":
                 self.store.delete_code(norm)
                 state = engine.from_position(doc["p"])
@@ -549,8 +552,8 @@ def entry_events(raw: str, seat: int | None) -> list[dict]:
     Entries are {"seat", "action", "events"} for an action, {"seat", "change"} for a change of seats,
     or (games logged before records) the bare list of events."""
     entry = json.loads(raw) if raw else []
-    if isinstance(entry, dict) and "change" in entry:  # a change of seats
-        return [{"type": SEAT_EVENT[entry["change"]], "seat": entry["seat"]}]
+    if isinstance(entry, dict) and "change" in entry:  # a change of seats (with the seat's name)
+        return [{"type": SEAT_EVENT[entry["change"]], "seat": entry["seat"], "name": entry.get("name")}]
     if isinstance(entry, dict):
         entry = entry["events"]
     return engine.redact_events(entry, seat)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import queue
 import socket
 import threading
@@ -74,7 +73,7 @@ class WakeEvent(threading.Event):
 
 
 def init_app(app) -> None:
-    """Register the websocket route, the schema document and (WS_BASELINE) the benchmark relay."""
+    """Register the websocket route and the schema document."""
     options = {"ping_interval": app.config["WS_PING_INTERVAL"], "max_message_size": MAX_MESSAGE}
     options.update(app.config.get("SOCK_SERVER_OPTIONS") or {})
     options["event_class"] = WakeEvent
@@ -83,10 +82,6 @@ def init_app(app) -> None:
     app.extensions["alcabohne.hub"] = Hub(service, ping_interval=options["ping_interval"] or 25.0)
     app.extensions["alcabohne.ws_gate"] = SocketGate(app.config["WS_MAX_SOCKETS"])
     app.register_blueprint(bp)
-    if app.config["WS_BASELINE"]:
-        from api import ws_baseline
-
-        ws_baseline.init_app(app, sock)
 
 
 @bp.get(SCHEMA_URL)
@@ -133,7 +128,6 @@ class Session:
         self.hub: Hub = current_app.extensions["alcabohne.hub"]
         self.service = current_app.extensions["alcabohne.service"]
         self.base_url = current_app.config["PUBLIC_URL"] or request.host_url
-        self.debug = current_app.config["WS_DEBUG"]
         ping = ws.ping_interval
         self.idle = float(ping) if ping else 25.0
         self.raw = ws.sock
@@ -285,8 +279,6 @@ class Session:
         seat = first["seat"]
         conn = Connection(self.game_id, seat, auth.token_hash(self.token) if self.token else None,
                           min(since, first["version"]), len(first["view"]["players"]))
-        if self.debug:
-            conn.push(encode({"type": "debug", "pid": os.getpid()}))
         # Register first, then read: a commit between the two reaches us by the nudge or by the read.
         conn.direct = self.direct
         self.hub.attach(conn)
@@ -480,7 +472,8 @@ class Session:
 def _state_frame(answer: dict) -> str:
     """Return the state frame of an action's answer."""
     return encode({"type": "state", "version": answer["version"], "view": answer["view"],
-                   "events": answer.get("events", [])})
+                   "events": answer.get("events", []), "seats": answer["seats"],
+                   "rematch": answer.get("rematch")})
 
 
 def _parse(text):

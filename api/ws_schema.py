@@ -59,6 +59,17 @@ SERVER = {
                           "events": {"type": "array", "items": {"type": "object", "required": ["type"]},
                                      "description": "When the socket held version - 1: that version's "
                                                     "events, redacted for the seat."},
+                          "seats": {"type": "array", "description": "The seats as GET /games/{id} shows "
+                                    "them: a name (plain text, null when none was given, always null on a "
+                                    "bot's seat), taken, and the bot's name on its seat.", "items": {
+                                        "type": "object", "required": ["seat", "taken", "name"],
+                                        "properties": {"seat": {"type": "integer"},
+                                                       "taken": {"type": "boolean"},
+                                                       "name": {"type": ["string", "null"]},
+                                                       "bot": {"type": "string"}}}},
+                          "rematch": {"type": ["string", "null"], "description": "The id of the next "
+                                      "game of the same players once one exists (POST "
+                                      "/games/{id}/rematch), else null."},
                       }, ("version", "view")),
     "presence": _message("presence", "Which seats have a live socket; sent after hello and whenever it "
                          "changes (a drop shows within twice the ping interval).", {
@@ -83,8 +94,6 @@ SERVER = {
     "keepalive": _message("keepalive", "Sent when the socket was idle for a ping interval: browsers cannot "
                           "see websocket pings, and a client that hears nothing for two intervals "
                           "reconnects.", {}),
-    "debug": _message("debug", "Test servers only (WS_DEBUG): the worker process holding the socket.",
-                      {"pid": {"type": "integer"}}, ("pid",)),
 }
 
 SCHEMA = {

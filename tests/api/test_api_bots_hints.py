@@ -95,7 +95,8 @@ def record(finished: Finished) -> dict:
 
 def test_a_bot_takes_seat_1_at_creation_without_a_join_code(finished: Finished):
     body = finished.created
-    assert body["seats"] == [{"seat": 0, "taken": True}, {"seat": 1, "taken": True, "bot": "greedy"}]
+    assert body["seats"] == [{"seat": 0, "taken": True, "name": None},
+                             {"seat": 1, "taken": True, "name": None, "bot": "greedy"}]
     assert body["join_code"] is None and body["join_url"] is None
     assert body["view"]["active"] == 0  # dealer 1: the human starts (R50)
     assert len(body["seed_commitment"]) == 64
@@ -103,7 +104,7 @@ def test_a_bot_takes_seat_1_at_creation_without_a_join_code(finished: Finished):
 
 def test_every_game_answer_shows_the_bot_seat_and_the_commitment(finished: Finished):
     got = finished.client.get(f"{API}/games/{finished.game_id}").get_json()
-    assert got["seats"][1] == {"seat": 1, "taken": True, "bot": "greedy"}
+    assert got["seats"][1] == {"seat": 1, "taken": True, "name": None, "bot": "greedy"}
     assert got["seed_commitment"] == finished.created["seed_commitment"]
     for _sent, answer in finished.answers:
         assert answer["seats"][1]["bot"] == "greedy"
@@ -209,7 +210,7 @@ def test_a_bot_is_a_known_name(api, body):
 
 def test_solo_ignores_a_bot_like_a_dealer(api):
     resp = api.post(f"{API}/games", json={"mode": "solo", "bot": "greedy", "dealer": 1})
-    assert resp.status_code == 201 and resp.get_json()["seats"] == [{"seat": 0, "taken": True}]
+    assert resp.status_code == 201 and resp.get_json()["seats"] == [{"seat": 0, "taken": True, "name": None}]
 
 
 def test_the_events_endpoint_reads_the_new_log_entries(finished: Finished):
@@ -271,7 +272,8 @@ def test_the_record_holds_the_whole_game(finished: Finished, record: dict):
     assert record["format"] == records.FORMAT and record["mode"] == "duo"
     assert record["options"] == {"dealer": 1}
     assert record["seed_commitment"] == finished.created["seed_commitment"]
-    assert record["seats"] == [{"seat": 0, "who": "human"}, {"seat": 1, "who": "bot", "bot": "greedy"}]
+    assert record["seats"] == [{"seat": 0, "who": "human", "name": None},
+                               {"seat": 1, "who": "bot", "bot": "greedy"}]
     assert [a["version"] for a in record["actions"]] == list(range(2, version + 1))
     assert record["result"] == doc["p"]["result"]
 

@@ -39,7 +39,7 @@ def test_event_log_replays_the_game_for_each_seat(client, api_store):
         log = client.get(f"{API}/games/{game.id}/events?since=0", headers=headers).get_json()
         versions = [entry["version"] for entry in log["log"]]
         assert versions == list(range(2, game.version + 1))
-        assert log["log"][0]["events"] == [{"type": "seat_joined", "seat": 1}]
+        assert log["log"][0]["events"] == [{"type": "seat_joined", "seat": 1, "name": None}]
         for entry in log["log"]:
             for event in entry["events"]:
                 if event["type"] == "draw" and event["seat"] != seat:

@@ -48,7 +48,8 @@ def test_duo_creation_gives_seat_zero_and_a_join_code(client, api_store):
     code = body["join_code"]
     assert len(code) == 6 and set(code) <= set(CODE_ALPHABET)
     assert body["join_url"] == f"{PUBLIC}/#join={code}"
-    assert body["seats"] == [{"seat": 0, "taken": True}, {"seat": 1, "taken": False}]
+    assert body["seats"] == [{"seat": 0, "taken": True, "name": None},
+                             {"seat": 1, "taken": False, "name": None}]
     # The store keeps only the token's hash.
     _, raw = api_store.load(body["game_id"])
     assert body["token"] not in raw
@@ -119,7 +120,7 @@ def test_transfer_moves_a_seat_and_revokes_the_old_token(client, api_store):
     assert join(client, offer["transfer_code"]).status_code == 404
     assert join(client, spare).status_code == 404
     log = client.get(f"{API}/games/{game.id}/events?since=2").get_json()["log"]
-    assert log == [{"version": 3, "events": [{"type": "seat_transferred", "seat": 1}]}]
+    assert log == [{"version": 3, "events": [{"type": "seat_transferred", "seat": 1, "name": None}]}]
     # The game goes on with the new token.
     active = game.get(None).get_json()["view"]["active"]
     action = game.get(active).get_json()["view"]["legal_actions"][0]

@@ -11,6 +11,7 @@ import pytest
 import engine
 from api import auth
 from api.hub import Connection, Hub, nudge_frames, state_frame
+from api.night import table_info
 from api.service import BOT_SEAT, GameService, Lifetimes, dumps, log_entry
 from api.store.memory import MemoryStore
 
@@ -94,9 +95,10 @@ def test_a_nudge_s_frames_are_forwarded_and_the_rest_is_rendered(service):
         assert states_of(ready) == [marker]
         # The others get what the hub renders: without events two versions on, the mover's own view,
         # and the table's.
-        assert states_of(behind) == [state_frame(new_state, version, other, None)]
-        assert states_of(moving) == [state_frame(new_state, version, mover, entry)]
-        assert states_of(table) == [state_frame(new_state, version, None, entry)]
+        seats = table_info(doc)
+        assert states_of(behind) == [state_frame(new_state, version, other, None, seats)]
+        assert states_of(moving) == [state_frame(new_state, version, mover, entry, seats)]
+        assert states_of(table) == [state_frame(new_state, version, None, entry, seats)]
     finally:
         hub.close()
 
@@ -116,7 +118,7 @@ def test_a_committed_move_reaches_another_hub_with_the_frame_it_would_have_rende
                     answer=False, frames=nudge_frames)
         after, entry = service.latest(game_id)
         [text] = states_of(watcher)
-        assert text == state_frame(after.state(), after.version, other, entry)
+        assert text == state_frame(after.state(), after.version, other, entry, table_info(after.doc))
         assert '"events"' in text
     finally:
         hub.close()
