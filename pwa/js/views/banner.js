@@ -1,13 +1,14 @@
 // The one sentence that says what must be done now, from the view alone (phase, planted, legal list).
 
 import { t } from '../i18n.js';
+import { seatName } from '../names.js';
 
 export function bannerText(view, { seat, busy, watch }) {
   if (view.phase === 'over') return t('phase.over');
   if (busy) return t('phase.busy');
   const legal = view.legal_actions || [];
   if (watch || seat === null || view.active !== seat || !legal.length) {
-    const who = t('who.seat', { n: view.active + 1 });
+    const who = seatName(view.active); // the name on the seat (names.js), else Player n
     return t(watch || seat === null ? 'phase.wait.table' : 'phase.wait', { who });
   }
   const can = (type) => legal.some((a) => a.type === type);
