@@ -1,0 +1,68 @@
+"""Helpers of the game-night table tests: a phone's stored seats, the real HTTP API, and a game played
+quickly to its end through the API with the seat tokens the phones hold (the phones follow over their
+websockets, so the end screen is reached the way a real table reaches it, only faster)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import urllib.error
+import urllib.request
+import uuid
+
+
+def game_id(page) -> str:
+    return re.search(r"#/g/([\w-]+)", page.url).group(1)
+
+
+def stored_games(page) -> dict:
+    """This phone's localStorage record of its games: {id: {tokens: {seat: token}, ...}}."""
+    return page.evaluate("() => JSON.parse(localStorage.getItem('alc.games') || '{}')")
+
+
+def token_of(page, gid: str) -> tuple[int, str]:
+    tokens = stored_games(page)[gid]["tokens"]
+    seat, token = next(iter(tokens.items()))
+    return int(seat), token
+
+
+def call(server: str, method: str, path: str, token: str | None = None, body=None) -> tuple[int, dict]:
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode()
+    if method == "POST" and path.endswith("/actions"):
+        headers["Idempotency-Key"] = str(uuid.uuid4())
+    req = urllib.request.Request(server + "/api/v1" + path, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
+
+
+def play_to_end(server: str, gid: str, tokens: dict[int, str], seed: int = 0, limit: int = 5000) -> dict:
+    """Play game `gid` to its end through the HTTP API, a random legal move at a time (ending a phase
+    whenever that is allowed, so the deck runs out fast). Returns the final public answer."""
+    rng = random.Random(seed)
+    for _ in range(limit):
+        status, public = call(server, "GET", f"/games/{gid}")
+        assert status == 200, public
+        view = public["view"]
+        if view["phase"] == "over":
+            return public
+        seat = view["active"]
+        status, mine = call(server, "GET", f"/games/{gid}", tokens[seat])
+        assert status == 200, mine
+        legal = mine["view"]["legal_actions"]
+        assert legal, "the active seat must have a move"
+        ends = [a for a in legal if a["type"] == "end_phase"]
+        action = ends[0] if ends and rng.random() < 0.8 else rng.choice(legal)
+        status, answer = call(server, "POST", f"/games/{gid}/actions", tokens[seat],
+                              {"action": action, "version": mine["version"]})
+        assert status == 200, answer
+    raise AssertionError(f"game {gid} not over after {limit} moves")

@@ -1,0 +1,334 @@
+"""The people at the table: names on every phone and the table screen, Share, the host's own join link,
+the rematch joined with one tap on the other phone, and the end overlay with its score breakdown.
+
+Games are brought to their end through the HTTP API with the tokens the phones hold (tests/e2e/social.py):
+the phones follow over their websockets, as they follow any other player's moves.
+"""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import ARGS, CHROMIUM
+from tests.e2e.pages import axe_check, shot
+from tests.e2e.social import call, game_id, play_to_end, stored_games, token_of
+
+LIVE = 8000  # a change must show on the other phone within this (socket, or polling every 3 s)
+TABLET = {"width": 1024, "height": 768}
+ANNA = "Anna <b>&amp;</b>"  # markup in a name must come out as these very characters
+
+
+def name_and_open(page, name: str | None) -> None:
+    page.goto("/")
+    page.wait_for_selector("#myname")
+    if name is not None:
+        page.fill("#myname", name)
+
+
+def duo_pair(phone, host_name, guest_name, guest_locale="en-US"):
+    """Two phones in one duo game (the guest joins by typing the code); returns (host, guest, id)."""
+    a = phone("host")
+    b = phone("guest", locale=guest_locale)
+    name_and_open(a, host_name)
+    a.click("[data-new=duo]")
+    a.wait_for_selector("[data-code]")
+    code = a.get_attribute("[data-code]", "data-code")
+    gid = game_id(a)
+    name_and_open(b, guest_name)
+    b.fill("#code", code)
+    b.click("form.join button[type=submit]")
+    b.wait_for_selector(".table")
+    a.wait_for_selector(".table", timeout=LIVE)
+    return a, b, gid
+
+
+def other_name(page) -> str:
+    return page.inner_text('[data-area="other"] .pname').strip()
+
+
+def seat_tokens(*pages_and_id) -> dict[int, str]:
+    *pages, gid = pages_and_id
+    return dict(token_of(p, gid) for p in pages)
+
+
+def test_names_on_both_phones_and_the_table_screen(phone, server):
+    a, b, gid = duo_pair(phone, ANNA, "  Ben  ", guest_locale="de-DE")
+    # Each phone names the other player; the name is text, never markup.
+    a.wait_for_function("() => document.querySelector('[data-area=\"other\"] .pname').textContent === 'Ben'",
+                        timeout=LIVE)
+    assert other_name(b) == ANNA
+    assert b.locator('[data-area="other"] b').count() == 0
+    _, answer = call(server, "GET", f"/games/{gid}")
+    assert [s["name"] for s in answer["seats"]] == [ANNA, "Ben"]  # trimmed by the server
+    shot(a, "40-names-host")
+    shot(b, "41-names-guest-de")
+    # The table screen on a tablet shows both names.
+    tablet = phone("tablet-names", viewport=TABLET)
+    tablet.goto(f"/#watch={gid}")
+    tablet.wait_for_selector(".table")
+    shown = [x.strip() for x in tablet.locator('[data-area="other"] .pname').all_inner_texts()]
+    assert shown == [ANNA, "Ben"]
+    shot(tablet, "42-names-table-screen")
+    # The name is remembered on the device.
+    a.goto("/")
+    assert a.input_value("#myname") == ANNA
+
+
+def test_no_name_and_the_computer(phone):
+    page = phone("no-name", locale="de-DE")
+    name_and_open(page, None)
+    page.click("[data-new=duo]")
+    page.wait_for_selector("[data-code]")
+    assert page.locator(".playing-as").inner_text().strip() == "Du spielst als Spieler 1"
+    code = page.get_attribute("[data-code]", "data-code")
+    guest = phone("no-name-guest")
+    guest.goto(f"/#join={code}")
+    guest.wait_for_selector(".table")
+    assert other_name(guest) == "Player 1"
+    # Against the computer: the other seat is "Computer", whatever this player is called.
+    bot = phone("bot-name")
+    name_and_open(bot, "x" * 40)
+    assert len(bot.input_value("#myname")) == 24  # the field holds at most 24 characters
+    bot.click("[data-new=bot]")
+    bot.wait_for_selector(".table")
+    assert other_name(bot) == "Computer"
+
+
+def test_share_copies_the_link_where_there_is_no_share_sheet(phone, server):
+    page = phone("share-copy")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    name_and_open(page, "Ida")
+    axe_check(page, "43-home-name")
+    page.click("[data-new=duo]")
+    page.wait_for_selector("[data-share]")
+    link = page.get_attribute("[data-join-link]", "href")
+    assert page.evaluate("() => typeof navigator.share") == "undefined"  # Debian's Chromium has none
+    page.click("[data-share]")
+    page.wait_for_selector('[data-shared="copied"]')
+    assert page.inner_text(".share-state") == "Link copied. Paste it into a message."
+    assert page.evaluate("() => navigator.clipboard.readText()") == link
+    assert page.inner_text(".playing-as").strip() == "You play as Ida"
+    page.wait_for_function("() => document.querySelector('img.qr').naturalWidth > 100")
+    axe_check(page, "44-lobby-share")
+    tablet = phone("share-tablet", viewport=TABLET)
+    name_and_open(tablet, "Ida")
+    shot(tablet, "43-home-name-tablet")
+    tablet.click("[data-new=duo]")
+    tablet.wait_for_function("() => (document.querySelector('img.qr') || {}).naturalWidth > 100")
+    shot(tablet, "45-lobby-tablet")
+
+
+def test_share_opens_the_share_sheet_where_there_is_one(phone):
+    page = phone("share-sheet")
+    # Debian's Chromium has no share sheet; this stands in for the phone's and records what it is given.
+    page.context.add_init_script("navigator.share = async (data) => { window.sharedData = data; };")
+    page.goto("/")
+    page.click("[data-new=duo]")
+    page.wait_for_selector("[data-share]")
+    link = page.get_attribute("[data-join-link]", "href")
+    code = page.get_attribute("[data-code]", "data-code")
+    page.click("[data-share]")
+    page.wait_for_selector('[data-shared="shared"]')
+    data = page.evaluate("() => window.sharedData")
+    assert data["url"] == link and code in data["text"]
+
+
+def test_share_copies_on_a_plain_http_lan_address(browser, server):
+    """No secure context (http://<LAN address>): no Clipboard API, so the copy goes through a selected
+    text area; a page on a secure origin of the same browser reads the clipboard back."""
+    port = server.rsplit(":", 1)[1]
+    lan = browser.browser_type.launch(executable_path=CHROMIUM,
+                                      args=[*ARGS, "--host-resolver-rules=MAP alcabohne.lan 127.0.0.1"])
+    try:
+        ctx = lan.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce")
+        page = ctx.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"http://alcabohne.lan:{port}/")
+        page.click("[data-new=duo]")
+        page.wait_for_selector("[data-share]")
+        assert page.evaluate("() => window.isSecureContext || navigator.clipboard !== undefined") is False
+        link = page.get_attribute("[data-join-link]", "href")
+        page.click("[data-share]")
+        page.wait_for_selector('[data-shared="copied"]')
+        reader = lan.new_context()
+        reader.grant_permissions(["clipboard-read"], origin=server)
+        check = reader.new_page()
+        check.goto(server + "/")
+        assert check.evaluate("() => navigator.clipboard.readText()") == link
+        assert not errors, errors
+    finally:
+        lan.close()
+
+
+def test_the_host_opening_its_own_join_link_keeps_its_seat(phone, server):
+    a = phone("host-own")
+    name_and_open(a, "Host")
+    a.click("[data-new=duo]")
+    a.wait_for_selector("[data-code]")
+    gid = game_id(a)
+    code = a.get_attribute("[data-code]", "data-code")
+    link = a.get_attribute("[data-join-link]", "href")
+    a.goto(link)  # the host scans its own QR code
+    a.wait_for_selector(".own-link")
+    assert game_id(a) == gid and a.locator("[data-code]").count() == 1  # still its lobby, still its seat
+    shot(a, "46-own-join-link")
+    tab = a.context.new_page()  # another tab of the same phone
+    tab.goto(link)
+    tab.wait_for_selector(".own-link")
+    assert game_id(tab) == gid
+    tab.close()
+    _, answer = call(server, "GET", f"/games/{gid}")
+    assert [s["taken"] for s in answer["seats"]] == [True, False]
+    assert list(stored_games(a)[gid]["tokens"]) == ["0"]
+    # The server agrees: a join with the code and the host's own token answers with the host's seat.
+    seat, token = token_of(a, gid)
+    status, again = call(server, "POST", "/games/join", token, {"code": code})
+    assert status == 200 and again["game_id"] == gid and again["seat"] == seat == 0
+    _, answer = call(server, "GET", f"/games/{gid}")
+    assert [s["taken"] for s in answer["seats"]] == [True, False]
+    # The other phone still takes the free seat, and opening the link again brings it back to it.
+    b = phone("guest-own")
+    b.goto(link)
+    b.wait_for_selector(".table")
+    a.wait_for_selector(".table", timeout=LIVE)
+    b.goto("/")
+    b.wait_for_selector("#myname")
+    b.goto(link)
+    b.wait_for_selector(".table")
+    assert game_id(b) == gid and list(stored_games(b)[gid]["tokens"]) == ["1"]
+
+
+def check_breakdown(page, result: dict, mode: str) -> None:
+    """The end overlay's score table says what view.result says, and every line adds up."""
+    rows = page.locator(".end-scores tbody tr")
+    assert rows.count() == len(result["scores"]) + 1
+    for i, total in enumerate(result["scores"]):
+        cells = page.locator(f'.end-scores tr[data-score="{i}"] td').all_inner_texts()
+        before, final, shown = cells
+        assert int(shown) == total
+        assert int(before) + int(final.lstrip("+")) == total
+    before, final, shown = page.locator('.end-scores tr[data-score="mafia"] td').all_inner_texts()
+    added = int(before) + int(final.lstrip("+"))
+    if mode == "solo":
+        assert shown == f"{added} × 2 = {result['mafia']}" and 2 * added == result["mafia"]
+    else:
+        assert int(shown) == added == result["mafia"]
+    tie = page.get_attribute(".end .why", "data-tie") == "1"
+    best = max(result["scores"])
+    assert tie == ("mafia" in result["winners"] and best == result["mafia"])
+    if tie:
+        words = {"en": "a tie goes to the mafia", "de": "bei gleichstand gewinnt die mafia"}
+        lang = page.evaluate("() => document.documentElement.lang")
+        assert words[lang] in page.inner_text(".end .why").lower()
+
+
+def test_rematch_joined_with_one_tap_on_the_other_phone(phone, server):
+    a, b, gid = duo_pair(phone, "Anna", "Ben")
+    tablet = phone("tablet-end", viewport=TABLET)
+    tablet.goto(f"/#watch={gid}")
+    tablet.wait_for_selector(".table")
+    tokens = seat_tokens(a, b, gid)
+    final = play_to_end(server, gid, tokens, seed=7)
+    result = final["view"]["result"]
+    for page in (a, b, tablet):
+        page.wait_for_selector(".end-overlay .end .winner", timeout=LIVE)
+        check_breakdown(page, result, "duo")
+    assert a.inner_text('.end-scores tr[data-score="1"] th').strip() == "Ben"
+    assert b.inner_text('.end-scores tr[data-score="0"] th').strip() == "Anna"
+    assert b.inner_text('.end-scores tr[data-score="1"] th').strip() == "You"
+    axe_check(a, "47-end-duo")
+    shot(tablet, "48-end-table-screen")
+    assert tablet.locator("[data-end=rematch]").count() == 0  # the table screen plays no one
+    # Anna taps "Play again": her phone goes to the next game and waits for Ben there.
+    a.click("[data-end=rematch]")
+    a.wait_for_function("(old) => /^#\\/g\\//.test(location.hash) && !location.hash.includes(old)", arg=gid)
+    new = game_id(a)
+    a.wait_for_selector('[data-lobby="rematch"]')
+    assert "Ben" in a.inner_text('[data-lobby="rematch"] h2')
+    shot(a, "49-rematch-waiting")
+    # Ben's phone is offered the new game over its socket, and again after a reload.
+    b.wait_for_selector('[data-end="join-rematch"]', timeout=LIVE)
+    assert "Anna wants to play again." in b.inner_text(".rematch-offer")
+    b.reload()
+    b.wait_for_selector('[data-end="join-rematch"]')
+    shot(b, "50-rematch-offer")
+    tablet.wait_for_selector('[data-end="watch-next"]', timeout=LIVE)
+    b.click('[data-end="join-rematch"]')  # one tap
+    b.wait_for_function("(id) => location.hash === '#/g/' + id && document.querySelector('.table')", arg=new)
+    a.wait_for_selector(".table", timeout=LIVE)
+    assert other_name(a) == "Ben" and other_name(b) == "Anna"
+    # Exactly one next game: asking again, from either seat, answers with it and the same seat.
+    for seat, token in tokens.items():
+        status, grant = call(server, "POST", f"/games/{gid}/rematch", token)
+        assert status == 200 and grant["game_id"] == new and grant["seat"] == seat
+    # Both phones forgot the finished game, and the start player alternated.
+    assert gid not in stored_games(a) and gid not in stored_games(b)
+    _, fresh = call(server, "GET", f"/games/{new}")
+    assert fresh["view"]["active"] != first_active(server, gid)
+    tablet.click('[data-end="watch-next"]')
+    tablet.wait_for_function("(id) => location.hash === '#watch=' + id && document.querySelector('.table')",
+                             arg=new)
+
+
+def first_active(server: str, gid: str) -> int:
+    """The seat that moved first in game `gid` (the seat of the first logged action)."""
+    _, log = call(server, "GET", f"/games/{gid}/events?since=0")
+    for entry in log["log"]:
+        for event in entry["events"]:
+            if event.get("type") == "turn":
+                return event["seat"]
+    raise AssertionError("no turn event in the log")
+
+
+def test_both_phones_tapping_play_again_start_one_game(phone, server):
+    a, b, gid = duo_pair(phone, "Cleo", "Dan")
+    play_to_end(server, gid, seat_tokens(a, b, gid), seed=11)
+    for page in (a, b):
+        page.wait_for_selector("[data-end=rematch]", timeout=LIVE)
+    # Both tap at once (neither waits for the other's answer).
+    a.evaluate("() => document.querySelector('[data-end=rematch]').click()")
+    b.evaluate("() => document.querySelector('[data-end^=\"rematch\"], [data-end=\"join-rematch\"]').click()")
+    for page in (a, b):
+        page.wait_for_function("(old) => /^#\\/g\\//.test(location.hash) && !location.hash.includes(old)"
+                               " && document.querySelector('.table')", arg=gid, timeout=LIVE)
+    assert game_id(a) == game_id(b)
+    assert other_name(a) == "Dan" and other_name(b) == "Cleo"
+
+
+def test_solo_end_overlay_breakdown_and_streak(phone, server):
+    page = phone("solo-end")
+    name_and_open(page, "Solo")
+    page.click("[data-new=solo]")
+    page.wait_for_selector(".table")
+    gid = game_id(page)
+    final = play_to_end(server, gid, seat_tokens(page, gid), seed=3)
+    page.wait_for_selector(".end-overlay .end .winner", timeout=LIVE)
+    check_breakdown(page, final["view"]["result"], "solo")
+    assert "counts double" in page.inner_text(".end")
+    assert page.is_visible(".end .streak")
+    axe_check(page, "51-end-solo")
+    # The overlay folds away to look at the final table, and comes back.
+    page.click("[data-end=table]")
+    page.wait_for_selector(".end-bar")
+    assert page.locator(".end-overlay").count() == 0 and page.is_visible(".table")
+    shot(page, "52-end-folded")
+    page.click("[data-end=show]")
+    page.wait_for_selector(".end-overlay")
+    # Play again: a new solo game, the streak kept on this device.
+    page.click("[data-end=rematch]")
+    page.wait_for_function("(old) => /^#\\/g\\//.test(location.hash) && !location.hash.includes(old)"
+                           " && document.querySelector('.table')", arg=gid)
+    assert gid not in stored_games(page)
+    page.goto("/")
+    page.wait_for_selector(".streak")
+
+
+def test_end_overlay_on_the_tablet(phone, server):
+    page = phone("solo-end-tablet", viewport=TABLET, locale="de-DE")
+    page.goto("/")
+    page.click("[data-new=solo]")
+    page.wait_for_selector(".table")
+    gid = game_id(page)
+    final = play_to_end(server, gid, seat_tokens(page, gid), seed=5)
+    page.wait_for_selector(".end-overlay .end .winner", timeout=LIVE)
+    check_breakdown(page, final["view"]["result"], "solo")
+    axe_check(page, "53-end-solo-tablet-de")
