@@ -66,6 +66,9 @@ export function joinGame(code, name = null, token = null) {
 }
 /** The next game after the finished game `id`, the same for every caller: this seat's grant in it. */
 export const rematch = (id, token) => call('POST', `/games/${encodeURIComponent(id)}/rematch`, { token });
+/** The guided first game ("Learn by playing"): a solo game on the server's fixed tutorial deal. */
+export const createTutorial = (name = null) =>
+  call('POST', '/games', { body: name ? { mode: 'solo', tutorial: true, name } : { mode: 'solo', tutorial: true } });
 export const getGame = (id, token) => call('GET', `/games/${encodeURIComponent(id)}`, { token });
 /** A suggested move for the token's seat on its turn: {action, reason_code, reason, version}. */
 export const getHint = (id, token) => call('GET', `/games/${encodeURIComponent(id)}/hint`, { token });

@@ -10,6 +10,7 @@ import * as store from './store.js';
 import { myName } from './names.js';
 import { Home } from './views/home.js';
 import { Game } from './views/game.js';
+import { RulesRoute } from './learn.js';
 
 function parseHash() {
   const h = location.hash;
@@ -19,6 +20,8 @@ function parseHash() {
   if (m) return { name: 'watch', id: m[1] };
   m = h.match(/^#\/g\/([A-Za-z0-9_-]+)/);
   if (m) return { name: 'game', id: m[1] };
+  m = h.match(/^#\/rules(?:\/([a-z]+))?$/);
+  if (m) return { name: 'rules', section: m[1] || null };
   return { name: 'home' };
 }
 
@@ -137,6 +140,7 @@ function App() {
   const langSwitch = html`<button type="button" class="link lang" lang=${other} aria-label=${t('lang.switch.label')}
     onClick=${async () => { await setLang(other, true); setLangTick((n) => n + 1); }}>${t('lang.switch')}</button>`;
 
+  if (route.name === 'rules') return html`<${RulesRoute} section=${route.section} langSwitch=${langSwitch} />`;
   if (route.name === 'game' || route.name === 'watch') {
     const id = route.id;
     return html`<${Game} key=${`${route.name}:${id}`} id=${id} watch=${route.name === 'watch'} langSwitch=${langSwitch}

@@ -25,6 +25,7 @@ export function Home({ onNew, onJoin, error, busy, install, onInstall, iosHint }
   return html`<main class="home" id="main">
     <h1>${t('app.title')}</h1>
     <p class="tagline">${t('app.tagline')}</p>
+    <p class="learnlink"><a class="button" href="#/rules" data-learn="rules">${t('learn.rules')}</a></p>
     ${error ? html`<p class="notice" role="alert">${error}</p>` : null}
     <div class="myname">
       <label for="myname">${t('social.name')}</label>
@@ -59,6 +60,6 @@ export function Home({ onNew, onJoin, error, busy, install, onInstall, iosHint }
     ${streak.counted.length ? html`<p class="streak">${t('home.streak', streak)}</p>` : null}
     ${install ? html`<p><button type="button" onClick=${onInstall}>${t('home.install')}</button></p>` : null}
     ${iosHint ? html`<p class="hint">${t('home.ios')}</p>` : null}
-    <p class="hint"><a href="/api/docs">${t('home.rules')}</a></p>
+    <p class="hint"><a href="/api/docs">${t('learn.api')}</a></p>
   </main>`;
 }

@@ -10,6 +10,7 @@ import { targets, bundles, actKey } from '../targets.js';
 import { Bean, Act, cards } from './bits.js';
 import { Steps } from './steps.js';
 import { bannerText } from './banner.js';
+import { HintText } from './hinttext.js';
 import { seatName } from '../names.js';
 
 const BOSS_ORDER = ['al', 'don', 'joe'];
@@ -154,7 +155,7 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
       onClick=${askHint}>${t('hint.button')}</button></p>` : null}
     ${liveHint ? html`<p class="hint-box" role="status" data-hint=${liveHint.failed ? 'failed' : actKey(liveHint.action)}>${liveHint.failed
       ? t('hint.error')
-      : html`<strong>${t('hint.title', { what: label(liveHint.action, view, seat) })}</strong> ${t(`hint.reason.${liveHint.reason_code}`) === `hint.reason.${liveHint.reason_code}` ? liveHint.reason : t(`hint.reason.${liveHint.reason_code}`)}`}</p>` : null}
+      : html`<strong>${t('hint.title', { what: label(liveHint.action, view, seat) })}</strong> <${HintText} hint=${liveHint} view=${view} seat=${seat} />`}</p>` : null}
     </div>
     ${s.pending ? html`<p class="pending" role="status">${t(s.pendingStuck ? 'table.pending.offline' : 'table.pending')}</p>` : null}
     ${s.notice ? html`<p class="notice" role="alert">${t(`err.${s.notice}`) === `err.${s.notice}` ? t('err.generic', { msg: s.notice }) : t(`err.${s.notice}`)}</p>` : null}
