@@ -1,8 +1,10 @@
 """The people at the table: names on every phone and the table screen, Share, the host's own join link,
 the rematch joined with one tap on the other phone, and the end overlay with its score breakdown.
 
-Games are brought to their end through the HTTP API with the tokens the phones hold (tests/e2e/social.py):
-the phones follow over their websockets, as they follow any other player's moves.
+Games are brought to their end through the HTTP API with the tokens the phones hold (tests/e2e/social.py)
+while the phones sit on their start screens (a phone showing the game would make its forced moves
+itself, racing the driver); they come back to the finished game as a player does after a break. The
+table screen stays on the game all along and sees the end live.
 """
 
 from __future__ import annotations
@@ -38,6 +40,20 @@ def duo_pair(phone, host_name, guest_name, guest_locale="en-US"):
     b.wait_for_selector(".table")
     a.wait_for_selector(".table", timeout=LIVE)
     return a, b, gid
+
+
+def finish(server, gid, pages, seed):
+    """Play game `gid` to its end through the API while `pages` wait on their start screens, then open
+    it again on each of them; return the final public answer."""
+    tokens = seat_tokens(*pages, gid)
+    for page in pages:
+        page.goto("/")
+        page.wait_for_selector(f'[data-resume="{gid}"]')
+    final = play_to_end(server, gid, tokens, seed=seed)
+    for page in pages:
+        page.click(f'[data-resume="{gid}"]')
+        page.wait_for_selector(".end-overlay .end .winner")
+    return final
 
 
 def other_name(page) -> str:
@@ -227,7 +243,7 @@ def test_rematch_joined_with_one_tap_on_the_other_phone(phone, server):
     tablet.goto(f"/#watch={gid}")
     tablet.wait_for_selector(".table")
     tokens = seat_tokens(a, b, gid)
-    final = play_to_end(server, gid, tokens, seed=7)
+    final = finish(server, gid, [a, b], seed=7)
     result = final["view"]["result"]
     for page in (a, b, tablet):
         page.wait_for_selector(".end-overlay .end .winner", timeout=LIVE)
@@ -281,7 +297,7 @@ def first_active(server: str, gid: str) -> int:
 
 def test_both_phones_tapping_play_again_start_one_game(phone, server):
     a, b, gid = duo_pair(phone, "Cleo", "Dan")
-    play_to_end(server, gid, seat_tokens(a, b, gid), seed=11)
+    finish(server, gid, [a, b], seed=11)
     for page in (a, b):
         page.wait_for_selector("[data-end=rematch]", timeout=LIVE)
     # Both tap at once (neither waits for the other's answer).
@@ -300,8 +316,7 @@ def test_solo_end_overlay_breakdown_and_streak(phone, server):
     page.click("[data-new=solo]")
     page.wait_for_selector(".table")
     gid = game_id(page)
-    final = play_to_end(server, gid, seat_tokens(page, gid), seed=3)
-    page.wait_for_selector(".end-overlay .end .winner", timeout=LIVE)
+    final = finish(server, gid, [page], seed=3)
     check_breakdown(page, final["view"]["result"], "solo")
     assert "counts double" in page.inner_text(".end")
     assert page.is_visible(".end .streak")
@@ -328,7 +343,6 @@ def test_end_overlay_on_the_tablet(phone, server):
     page.click("[data-new=solo]")
     page.wait_for_selector(".table")
     gid = game_id(page)
-    final = play_to_end(server, gid, seat_tokens(page, gid), seed=5)
-    page.wait_for_selector(".end-overlay .end .winner", timeout=LIVE)
+    final = finish(server, gid, [page], seed=5)
     check_breakdown(page, final["view"]["result"], "solo")
     axe_check(page, "53-end-solo-tablet-de")

@@ -50,7 +50,9 @@ export function whyText(result, mode, seats, seat, hotseat) {
   const best = Math.max(...result.scores);
   const mafia = result.mafia;
   if (tieToMafia(result)) return t('social.end.why.tie', { n: best });
-  if (result.winners.includes('mafia')) return t('social.end.why.mafia', { n: mafia, best });
+  if (result.winners.includes('mafia')) {
+    return t(mode === 'solo' ? 'social.end.why.mafia_solo' : 'social.end.why.mafia', { n: mafia, best });
+  }
   if (mode === 'solo') return t('social.end.why.you', { n: best, mafia });
   if (result.winners.length > 1) return t('social.end.why.both', { n: best, mafia });
   return t(result.winners[0] === seat && !hotseat ? 'social.end.why.you' : 'social.end.why.seat',
