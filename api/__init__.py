@@ -65,10 +65,6 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(web.bp)
     app.register_blueprint(probes.bp)  # /healthz, /readyz
     metrics.instrument(app)  # /metrics; wraps the service and the hub, so after ws.init_app
-    if app.config["BENCH"]:
-        from api import bench
-
-        app.register_blueprint(bench.make_blueprint(app.config["STORE_URL"]))
 
     app.after_request(_cors)
     gctune.tune(app.config["GC_THRESHOLD"])  # last: what exists now is frozen (in a worker, the app)

@@ -48,9 +48,6 @@ class Config:
     # than greedy), width 3 won 85.4%, in the same time (docs/bots.md).
     BOT_MC_WIDTH = 3
 
-    # Register the bare Redis GET+SET endpoint used by tests/perf/api_bench.py as a baseline.
-    BENCH = False
-
     # Websocket (api.ws, PROTOCOL §7). The server pings every WS_PING_INTERVAL seconds; a client that
     # misses a pong is dropped, so a vanished phone shows as offline within 2 x WS_PING_INTERVAL.
     WS_PING_INTERVAL = 25.0
@@ -61,10 +58,6 @@ class Config:
     # of waiting for a pool thread that the sockets hold (a full gthread pool hangs HTTP too). 0: no cap.
     # `alcabohne serve` and deploy/gunicorn.conf.py set it to the pool less its HTTP headroom (api.sizing).
     WS_MAX_SOCKETS = 0
-    # Tests only: send {"type": "debug", "pid": ...} after hello, to prove which worker holds a socket.
-    WS_DEBUG = False
-    # Register the bare flask-sock + Redis pub/sub relay used by tests/perf/push_bench.py as a baseline.
-    WS_BASELINE = False
 
     # Young-generation threshold of Python's cyclic garbage collector in the server process (api.gctune:
     # fewer, bounded collections, each of which stalls every socket of the worker); 0 keeps Python's 700.
@@ -83,7 +76,6 @@ ENV_KEYS = {
     "ALCABOHNE_DATA_DIR": ("DATA_DIR", str),
     "ALCABOHNE_PUBLIC_URL": ("PUBLIC_URL", str),
     "ALCABOHNE_PROXY_COUNT": ("PROXY_COUNT", int),
-    "ALCABOHNE_BENCH": ("BENCH", lambda v: v not in ("", "0", "false", "no")),
     "REDIS_URL": ("STORE_URL", str),
     "ALCABOHNE_JOIN_LIMIT": ("JOIN_LIMIT", int),
     "ALCABOHNE_BOT_MC_PLAYOUTS": ("BOT_MC_PLAYOUTS", int),
@@ -91,8 +83,6 @@ ENV_KEYS = {
     "ALCABOHNE_WS_PING_INTERVAL": ("WS_PING_INTERVAL", float),
     "ALCABOHNE_WS_ORIGINS": ("WS_ALLOWED_ORIGINS", lambda v: [o.strip() for o in v.split(",") if o.strip()]),
     "ALCABOHNE_WS_MAX_SOCKETS": ("WS_MAX_SOCKETS", int),
-    "ALCABOHNE_WS_DEBUG": ("WS_DEBUG", lambda v: v not in ("", "0", "false", "no")),
-    "ALCABOHNE_WS_BASELINE": ("WS_BASELINE", lambda v: v not in ("", "0", "false", "no")),
     "ALCABOHNE_GC_THRESHOLD": ("GC_THRESHOLD", int),
 }
 

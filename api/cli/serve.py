@@ -11,6 +11,7 @@ import errno
 import os
 import socket
 import sys
+from collections.abc import Callable
 
 import segno
 from gunicorn.app.base import BaseApplication
@@ -70,9 +71,10 @@ def check_port(host: str, port: int) -> None:
 class _Server(BaseApplication):
     """gunicorn with settings from code instead of a config file or the command line."""
 
-    def __init__(self, settings: dict, app_config: dict):
+    def __init__(self, settings: dict, app_config: dict, app_factory: Callable[[dict], object] | None):
         self.settings = settings
         self.app_config = app_config
+        self.app_factory = app_factory
         super().__init__()
 
     def load_config(self):
@@ -81,14 +83,20 @@ class _Server(BaseApplication):
 
     def load(self):
         # Runs in each worker (no preload): stores own connections and threads that must not cross a fork.
+        if self.app_factory is not None:
+            return self.app_factory(self.app_config)
         from api import create_app
 
         return create_app(self.app_config)
 
 
 def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: str | None,
-          redis_url: str | None) -> None:
-    """Run the server until interrupted. Raises SystemExit (with the reason) for settings that cannot work."""
+          redis_url: str | None, *, app_factory: Callable[[dict], object] | None = None) -> None:
+    """Run the server until interrupted. Raises SystemExit (with the reason) for settings that cannot work.
+
+    `app_factory(config)` builds the WSGI app in each worker (default: api.create_app); the benchmarks
+    pass one that adds their baselines to the real app (tests/perf/baselines.py).
+    """
     from api.store import open_store
 
     redis_url = redis_url or os.environ.get("REDIS_URL") or None
@@ -138,4 +146,4 @@ def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: 
     app_config = {"STORE_URL": store_url, "DATA_DIR": data_dir, "PUBLIC_URL": base}
     if not os.environ.get("ALCABOHNE_WS_MAX_SOCKETS"):  # past the pool, refuse sockets (api.sizing)
         app_config["WS_MAX_SOCKETS"] = socket_cap(threads)
-    _Server(settings, app_config).run()
+    _Server(settings, app_config, app_factory).run()

@@ -150,3 +150,23 @@ def test_a_free_port_passes_the_check_and_a_stopped_servers_last_connection_does
         client.close()
     check_port("127.0.0.1", port)  # its connection lingers (TIME_WAIT), but gunicorn could bind
     check_port("127.0.0.1", free_port())
+
+
+def test_the_production_app_has_no_benchmark_or_test_only_routes(monkeypatch):
+    """The benchmarks' baselines live in tests/perf/baselines.py; the variables that once switched them
+    (and a test-only debug frame) on in the production app do nothing."""
+    from api import create_app
+    from api.store.memory import MemoryStore
+
+    for var in ("ALCABOHNE_BENCH", "ALCABOHNE_WS_BASELINE", "ALCABOHNE_WS_DEBUG"):
+        monkeypatch.setenv(var, "1")
+    store = MemoryStore()
+    app = create_app({"STORE": store})
+    try:
+        routes = {rule.rule for rule in app.url_map.iter_rules()}
+        assert "/api/v1/games/<game_id:game_id>/ws" in routes
+        assert not [r for r in routes if "bench" in r], routes
+        assert not {"BENCH", "WS_BASELINE", "WS_DEBUG"} & set(app.config)
+    finally:
+        app.extensions["alcabohne.hub"].close()
+        store.close()

@@ -82,7 +82,6 @@ class Watcher:
         self.arrived: dict[int, float] = {}
         self.view: dict | None = None  # the newest state's view
         self.reconnects = 0
-        self.pid: int | None = None
         self.stop = False
         self.thread = threading.Thread(target=self._run, name=f"watch-{game_id[:6]}", daemon=True)
 
@@ -119,8 +118,6 @@ class Watcher:
                         self.arrived[frame["version"]] = time.monotonic()
                         self.view = frame["view"]
                         self.cond.notify_all()
-                elif frame["type"] == "debug":
-                    self.pid = frame["pid"]  # the worker holding this socket (WS_DEBUG servers)
                 elif frame["type"] == "resync":
                     self.live.close()  # the store's pub/sub was away: hello again with our version
                     self.reconnects += 1
@@ -328,9 +325,10 @@ def run_load(base_url: str, *, games: int, seconds: float, seed: int = 7, drop_e
     return played, stats
 
 
-def socket_workers(games: list[Game]) -> set[int]:
-    """Return the pids of the workers holding the games' sockets (servers with WS_DEBUG)."""
-    return {w.pid for game in games for w in game.watchers.values() if w.pid is not None}
+def socket_workers(games: list[Game], server) -> set[int]:
+    """Return the pids of the workers of `server` (a tests.live.servers.Gunicorn) holding the games'
+    sockets now."""
+    return {pid for game in games for w in game.watchers.values() if (pid := server.worker_of(w.live))}
 
 
 def verify(games: list[Game], store, *, converge_within: float = 20.0) -> list[str]:

@@ -42,7 +42,7 @@ def test_worker_killed_with_sigkill(server, store) -> None:
     def kill_a_worker(games) -> None:
         # A worker that holds sockets of games still played (the kernel may hand every socket to one
         # worker; and the games that ended, many on a quick machine, have closed theirs).
-        holding = socket_workers([game for game in games if not game.over]) & set(server.worker_pids())
+        holding = socket_workers([game for game in games if not game.over], server)
         victim = min(holding)
         os.kill(victim, signal.SIGKILL)
         killed.append(victim)

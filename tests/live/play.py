@@ -84,7 +84,6 @@ class Bot:
         self.errors: list[str] = []
         self.reconnects = 0
         self.stop = False
-        self.pid: int | None = None  # the worker holding the socket (debug frame, test config only)
 
     def _connect(self) -> None:
         while not self.stop:
@@ -112,8 +111,6 @@ class Bot:
                         pending = None
                         continue
                     frame = self.live.recv(timeout=0.5)
-                    if frame is not None and frame["type"] == "debug":
-                        self.pid = frame["pid"]
                     if frame is None or frame["type"] != "state":
                         continue
                     view = frame["view"]

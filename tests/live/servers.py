@@ -6,6 +6,7 @@ disabled (parallel servers would otherwise share $HOME/.gunicorn/gunicorn.ctl) o
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -29,6 +30,33 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def socket_holder(client: socket.socket, pids: list[int]) -> int | None:
+    """Return which of the processes `pids` holds the other end of the loopback TCP connection `client`
+    (IPv4), read from /proc as `ss -p` does: the connection's inode in /proc/net/tcp, then the process
+    with a file descriptor on it. The server is watched from outside; it says nothing about itself."""
+    here, there = client.getsockname(), client.getpeername()
+    wanted = (_proc_address(*there), _proc_address(*here))  # the server's (local, remote)
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if (fields[1], fields[2]) == wanted:
+            inodes.add(f"socket:[{fields[9]}]")
+    for pid in pids:
+        try:
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd) in inodes:
+                        return pid
+        except OSError:
+            continue  # the process ended meanwhile
+    return None
+
+
+def _proc_address(host: str, port: int) -> str:
+    # /proc/net/tcp writes an IPv4 address as the hex of its 32-bit value in host byte order.
+    return f"{int.from_bytes(socket.inet_aton(host), sys.byteorder):08X}:{port:04X}"
 
 
 class ThreadServer:
@@ -60,20 +88,22 @@ class ThreadServer:
 
 
 class Gunicorn:
-    """`gunicorn -k gthread` serving `api:create_app()` in a subprocess, configured by environment.
+    """`gunicorn -k gthread` serving `app` (default `api:create_app()`) in a subprocess, configured by
+    environment.
 
     `restart()` stops and starts it on the same port (clients reconnect); `worker_pids()` lists the
-    worker processes (children of the arbiter).
+    worker processes (children of the arbiter), `worker_of(live)` the one holding a client's socket.
     """
 
     def __init__(self, store_url: str, *, workers: int = 2, threads: int = 32, ping: float = 2.0,
-                 extra_env: dict | None = None):
+                 app: str = "api:create_app()", extra_env: dict | None = None):
+        self.app = app
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
         self.threads = threads
         self.env = {**os.environ, "ALCABOHNE_STORE_URL": store_url, "ALCABOHNE_WS_PING_INTERVAL": str(ping),
-                    "ALCABOHNE_WS_DEBUG": "1", "PYTHONPATH": str(ROOT), **(extra_env or {})}
+                    "PYTHONPATH": str(ROOT), **(extra_env or {})}
         self.env.pop("REDIS_URL", None)
         self.proc: subprocess.Popen | None = None
         self.log = b""
@@ -87,7 +117,7 @@ class Gunicorn:
                 "--worker-connections", str(worker_connections_for(self.threads)),
                 "-b", f"127.0.0.1:{self.port}", "--no-control-socket",
                 "--graceful-timeout", "2", "--timeout", "30", "--log-level", "warning",
-                "api:create_app()"]
+                self.app]
         self.proc = subprocess.Popen(args, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self._stderr = []
@@ -124,6 +154,17 @@ class Gunicorn:
             if int(fields[1]) == self.proc.pid and fields[0] != "Z":
                 children.append(int(stat.parent.name))
         return children
+
+    def worker_of(self, live) -> int | None:
+        """Return the pid of the worker holding the server end of `live`'s socket (a LiveSocket), or
+        None when it is not connected (or its worker is gone)."""
+        ws = live.ws
+        if ws is None:
+            return None
+        try:
+            return socket_holder(ws.sock, self.worker_pids())
+        except OSError:
+            return None  # closed meanwhile
 
     def stop(self) -> None:
         """Stop gunicorn (SIGTERM, SIGKILL after 10 s) and wait for it."""

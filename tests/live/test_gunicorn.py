@@ -1,5 +1,5 @@
 """Live play on real gunicorn servers (gthread, 2 workers, Redis): fan-out across workers, restarts,
-a worker killed with SIGKILL. Each worker announces its pid on the socket (WS_DEBUG, test config only).
+a worker killed with SIGKILL. Which worker holds a socket is read from /proc (Gunicorn.worker_of).
 """
 
 from __future__ import annotations
@@ -33,18 +33,23 @@ def server(redis_server) -> Iterator[Gunicorn]:
         yield running
 
 
-def _pid(sock: LiveSocket) -> int:
-    return sock.wait(lambda f: f["type"] == "debug")["pid"]
+def _pid(server: Gunicorn, sock: LiveSocket) -> int:
+    """Return the worker holding `sock`, once its hello was answered (the first state)."""
+    sock.wait(lambda f: f["type"] == "state")
+    pid = server.worker_of(sock)
+    assert pid is not None
+    return pid
 
 
-def _on_another_worker(url: str, game_id: str, token: str, pid: int, opened: list) -> tuple[LiveSocket, int]:
+def _on_another_worker(server: Gunicorn, game_id: str, token: str, pid: int,
+                       opened: list) -> tuple[LiveSocket, int]:
     """Open sockets until one lands on a worker other than `pid` (the others are closed); return it and
     its worker's pid."""
     for _ in range(60):
-        sock = LiveSocket(url, game_id, token)
+        sock = LiveSocket(server.url, game_id, token)
         opened.append(sock)
         sock.connect()
-        other = _pid(sock)
+        other = _pid(server, sock)
         if other != pid:
             return sock, other
         sock.close()
@@ -58,8 +63,8 @@ def test_a_move_through_one_worker_reaches_a_socket_on_the_other(server: Gunicor
     try:
         a = LiveSocket(server.url, game_id, tokens[0]).connect()
         opened.append(a)
-        pid_a = _pid(a)
-        b, pid_b = _on_another_worker(server.url, game_id, tokens[1], pid_a, opened)
+        pid_a = _pid(server, a)
+        b, pid_b = _on_another_worker(server, game_id, tokens[1], pid_a, opened)
         assert pid_a != pid_b and {pid_a, pid_b} <= set(server.worker_pids())
         for _ in range(6):
             # Moves over HTTP land on either worker; moves over the socket on the socket's worker.
@@ -113,11 +118,12 @@ def test_killing_a_worker_loses_no_acknowledged_move(server: Gunicorn, redis_ser
         # well under a second, so a fixed wait could find them all over (seen on 2026-11-30).
         deadline = time.monotonic() + 10
         while (time.monotonic() < deadline
-               and not (all(bot.pid for bot in bots) and sum(len(bot.acked) for bot in bots) >= 6)):
+               and not (all(bot.live.ws for bot in bots) and sum(len(bot.acked) for bot in bots) >= 6)):
             time.sleep(0.005)
         # The kernel may hand every socket to one worker: kill one that holds a socket of a game still
         # being played.
-        held = {bot.pid for bot, thread in zip(bots, threads, strict=True) if thread.is_alive()}
+        held = {server.worker_of(bot.live) for bot, thread in zip(bots, threads, strict=True)
+                if thread.is_alive()}
         victim = next((p for p in server.worker_pids() if p in held), server.worker_pids()[0])
         os.kill(victim, signal.SIGKILL)
         time.sleep(3.0)

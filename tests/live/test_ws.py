@@ -82,7 +82,7 @@ class Live:
 
 def _serve(store, stack: ExitStack, **config) -> Live:
     stack.callback(store.close)
-    server = ThreadServer(store, WS_PING_INTERVAL=PING, WS_DEBUG=True, **config)
+    server = ThreadServer(store, WS_PING_INTERVAL=PING, **config)
     stack.enter_context(server)
     return Live(server, store, stack)
 
@@ -193,7 +193,7 @@ def test_the_ack_and_the_state_of_the_move_come_in_one_write(live: Live) -> None
             frames += _frames_of(conn, sock.recv(65536))
         view = next(f for f in frames if f["type"] == "state")["view"]
         sock.settimeout(0.3)
-        with suppress(TimeoutError):  # whatever else the hello brought (debug, a second presence)
+        with suppress(TimeoutError):  # whatever else the hello brought (a second presence)
             while sock.recv(65536):
                 pass
         sock.settimeout(5)
@@ -290,7 +290,7 @@ def test_every_frame_is_documented_and_states_come_in_order(mem_live: Live) -> N
     while (frame := a.recv(0.2)) is not None:
         seen.append(frame)
     kinds = {f["type"] for f in seen}
-    assert {"debug", "presence", "keepalive"} <= kinds
+    assert {"presence", "keepalive"} <= kinds
     versions = [f["version"] for f in seen if f["type"] == "state"]
     assert versions == sorted(set(versions))
     for frame in seen:
@@ -541,7 +541,7 @@ def test_origins_are_checked_only_when_configured(no_leaked_threads) -> None:
             conn.close()
         ok = Client.connect(ws_url(live.url, game_id), headers={"Origin": "https://beans.example"})
         ok.send(json.dumps({"type": "hello", "token": tokens[0]}))
-        assert json.loads(ok.receive(timeout=5))["type"] in ("debug", "state")
+        assert json.loads(ok.receive(timeout=5))["type"] == "state"
         ok.close()
         ok.thread.join(timeout=2)
 

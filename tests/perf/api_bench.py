@@ -2,8 +2,9 @@
 
     .venv/bin/python tests/perf/api_bench.py [--games 32] [--seconds 10] [--workers 2]
 
-Starts a private redis-server (AOF everysec, as in production) and `api.cli.serve.serve` with 2 gunicorn
-workers and ALCABOHNE_BENCH=1, then in the same run:
+Starts a private redis-server (AOF everysec, as in production) and `alcabohne serve` (api.cli.serve) with
+2 gunicorn workers serving the real app plus its baseline route (tests/perf/baselines.py), then in the
+same run:
   1. games: N client threads, each playing solo games through HTTP (POST /actions, choosing among the
      legal actions of the last answer's view), for the given time;
   2. baseline: the same N threads on GET /api/v1/bench/baseline (one Redis GET + one SET, nothing else).
@@ -142,10 +143,15 @@ def main() -> None:
 
     rclient = redis.Redis.from_url(redis_url)
     wait_for(rclient.ping, 10, "redis-server")
-    env = {**os.environ, "ALCABOHNE_BENCH": "1"}
+    env = dict(os.environ)
     env.pop("REDIS_URL", None)
-    code = (f"from api.cli.serve import serve; "
-            f"serve('127.0.0.1', {http_port}, {args.workers}, {str(workdir)!r}, None, {redis_url!r})")
+    # The workers import the baselines (and with them Flask), as they import the app; the arbiter not.
+    code = ("from api.cli.serve import serve\n"
+            "def app(config):\n"
+            "    from tests.perf.baselines import create_app\n"
+            "    return create_app(config)\n"
+            f"serve('127.0.0.1', {http_port}, {args.workers}, {str(workdir)!r}, None, {redis_url!r}, "
+            f"app_factory=app)")
     server = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:

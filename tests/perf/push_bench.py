@@ -4,13 +4,13 @@
                                               [--ramp 400,800,1600] [--slice 5] [--clients 1|2]
                                               [--switches]
 
-Starts a private redis-server (AOF everysec, as deploy/) and gunicorn with 2 gthread workers (the
-baseline relay enabled by ALCABOHNE_WS_BASELINE=1), then, on that same server:
+Starts a private redis-server (AOF everysec, as deploy/) and gunicorn with 2 gthread workers (the real
+app plus the baseline relay: tests/perf/baselines.py), then, on that same server:
 
 1. game:     N concurrent duo games, two sockets each; in every game the seat to move sends its first
              legal action over its socket every `interval` seconds (jittered); measured from just
              before the send to the opponent's socket receiving the state of the new version.
-2. baseline: N pairs of sockets on the bare flask-sock + Redis pub/sub relay (api/ws_baseline.py):
+2. baseline: N pairs of sockets on the bare flask-sock + Redis pub/sub relay (tests/perf/baselines.py):
              one sends a frame the size of an average state, measured to the other's receipt.
    Both sets stay open the whole time and the two phases alternate in slices of `slice` seconds,
    so that both see the same machine (other processes included).
@@ -394,8 +394,8 @@ def main() -> int:
             admin.config_set("appendfsync", "everysec")  # as deploy/redis.conf, not the tests' "always"
         threads = threads_for(most, 2)
         gunicorn = Gunicorn(server.url, workers=2, threads=threads, ping=25.0,
-                            extra_env={"ALCABOHNE_WS_BASELINE": "1", "ALCABOHNE_WS_DEBUG": "0",
-                                       "ALCABOHNE_JOIN_LIMIT": "1000000"})
+                            app="tests.perf.baselines:create_app()",
+                            extra_env={"ALCABOHNE_JOIN_LIMIT": "1000000"})
         gunicorn.start()
         try:
             results = {}
