@@ -56,12 +56,13 @@ export function nextStep(view, p) {
   return null;
 }
 
-/** Point at an area: outline it and scroll it into view; returns a function that undoes the outline. */
+/** Point at an area: outline it and scroll it to the top of the screen (under the bar, see the CSS
+ * scroll margin), leaving the lower part for the card; returns a function that undoes the outline. */
 function pointAt(area) {
   const el = area && document.querySelector(`[data-area="${area}"]`);
   if (!el) return () => {};
   el.classList.add('coach-focus');
-  el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'auto' });
+  el.scrollIntoView({ block: 'start', inline: 'nearest', behavior: 'auto' });
   return () => el.classList.remove('coach-focus');
 }
 
@@ -89,28 +90,30 @@ function CoachCard({ id, s }) {
     setP(next);
   };
   // Count the "use" phases entered: the draw that ends a turn is explained at the start of the next.
+  // Counted while rendering, so a tip shows in the same frame as the phase it explains.
+  const cur = view.phase === p.last ? p : { ...p, last: view.phase, uses: p.uses + (view.phase === 'use' ? 1 : 0) };
   useEffect(() => {
-    if (view.phase === p.last) return;
-    save({ ...p, last: view.phase, uses: p.uses + (view.phase === 'use' ? 1 : 0) });
+    if (cur !== p) save(cur);
   }, [view.phase]);
 
   const myTurn = view.legal_actions.length > 0 && !s.busy && !s.pending;
-  const step = myTurn && R && R.lang === lang ? nextStep(view, p) : null;
+  const step = myTurn && R && R.lang === lang ? nextStep(view, cur) : null;
 
-  useEffect(() => {
+  // Point at the area, then put the card where it hides none of it (or the least), and give it focus.
+  useLayoutEffect(() => {
     if (!step) return undefined;
     const undo = pointAt(step.area);
-    const btn = box.current && box.current.querySelector('[data-coach-next]');
+    const card = box.current;
+    const el = step.area && document.querySelector(`[data-area="${step.area}"]`);
+    if (el && card) {
+      const r = el.getBoundingClientRect();
+      const h = card.getBoundingClientRect().height + 16;
+      const below = window.innerHeight - r.bottom;
+      setPlace(below >= h || below >= r.top ? 'bottom' : 'top');
+    } else setPlace('bottom');
+    const btn = card && card.querySelector('[data-coach-next]');
     if (btn) btn.focus({ preventScroll: true });
     return undo;
-  }, [step && step.id]);
-  // Place the card where it hides least of the area it points at.
-  useLayoutEffect(() => {
-    if (!step) return;
-    const el = step.area && document.querySelector(`[data-area="${step.area}"]`);
-    if (!el) { setPlace('bottom'); return; }
-    const r = el.getBoundingClientRect();
-    setPlace((r.top + r.bottom) / 2 > window.innerHeight / 2 ? 'top' : 'bottom');
   }, [step && step.id]);
 
   if (!step) return null;
@@ -122,11 +125,11 @@ function CoachCard({ id, s }) {
     const target = document.querySelector('.table [data-pick], .table [data-act]');
     if (target) target.focus({ preventScroll: true });
   };
-  const next = () => close({ ...p, seen: [...p.seen, step.id], done: last || p.done });
-  const skip = () => close({ ...p, done: true, skipped: true });
+  const next = () => close({ ...cur, seen: [...cur.seen, step.id], done: last || cur.done });
+  const skip = () => close({ ...cur, done: true, skipped: true });
   return html`<section ref=${box} class=${`coach coach-${place}`} role="dialog" aria-modal="false"
       aria-labelledby="coach-title" aria-describedby="coach-text" data-coach=${step.id}>
-    <p class="coach-kicker">${R.coach.label} · ${R.coach.step.replace('{n}', p.seen.length + 1)}</p>
+    <p class="coach-kicker">${R.coach.label} · ${R.coach.step.replace('{n}', cur.seen.length + 1)}</p>
     <h2 id="coach-title">${text.title}</h2>
     <p id="coach-text">${text.text}</p>
     <div class="coach-row">
