@@ -118,7 +118,7 @@ export function Rules({ section, langSwitch }) {
       <${LearnBox} R=${R} />
       <nav class="toc" aria-labelledby="rules-toc"><h2 id="rules-toc">${R.toc}</h2>
         <ul>${R.sections.map((s) => html`<li><a href=${rulesHref(s.id)}>${s.title}</a></li>`)}</ul></nav>
-      ${R.sections.map((s) => html`<section class="rule" id=${`rule-${s.id}`} data-section=${s.id} aria-labelledby=${`rule-${s.id}-h`}>
+      ${R.sections.map((s) => html`<section class="rsec" id=${`rule-${s.id}`} data-section=${s.id} aria-labelledby=${`rule-${s.id}-h`}>
         <h2 id=${`rule-${s.id}-h`} tabindex="-1">${s.title}</h2>
         ${s.body.map((b) => html`<${Block} b=${b} R=${R} />`)}
       </section>`)}

@@ -15,6 +15,13 @@ export function BeanChip({ code }) {
     <text x="10" y="17" text-anchor="middle" class="chip-code">${code}</text></svg>`;
 }
 
+/** A label that never runs out of its box: a long word (German) is squeezed to `max` drawing units. */
+function Label({ x, y, text, max, cls = 'sk-label' }) {
+  const wide = text.length * (cls === 'sk-small' ? 5.6 : 6.6) > max;
+  return html`<text x=${x} y=${y} class=${cls} textLength=${wide ? max : null}
+    lengthAdjust=${wide ? 'spacingAndGlyphs' : null}>${text}</text>`;
+}
+
 function Card({ x, y, code, back }) {
   return html`<g transform=${`translate(${x} ${y})`}>
     <rect width="22" height="30" rx="3" fill=${back ? '#2e5e3e' : FILL[code]} stroke="#5b5140" />
@@ -39,7 +46,7 @@ function Coins({ x, y, n }) {
 // Points the arrows start and end at, in the drawing's coordinates (viewBox 0 0 360 300).
 const AT = {
   al: [48, 58], don: [134, 58], joe: [220, 58], treasury: [314, 58],
-  deck: [46, 140], discard: [136, 140], display: [266, 140],
+  deck: [46, 140], discard: [136, 140], display: [268, 106],
   field0: [48, 220], field1: [134, 220], field2: [220, 220], coins: [314, 220],
   hand0: [21, 281], hand2: [93, 281], hand4: [165, 281],
 };
@@ -89,7 +96,7 @@ export function Sketch({ name, R }) {
       <path d="M0 0 L10 5 L0 10 z" class="sk-head" /></marker></defs>
     <g class=${on('mafia')}>
       <rect x="2" y="2" width="264" height="88" rx="8" class="sk-zone mafia" />
-      <text x="10" y="16" class="sk-label">${A.mafia}</text>
+      <${Label} x=${10} y=${16} text=${A.mafia} max=${250} />
       ${[['al', 'FI', 2], ['don', 'BR', 1], ['joe', 'RU', 1]].map(([b, code, n], i) => html`<g>
         <rect x=${8 + i * 86} y="22" width="80" height="62" rx="6" class="sk-box" />
         <text x=${14 + i * 86} y="36" class="sk-name">${bossName(b).split(' ')[0]}</text>
@@ -97,28 +104,28 @@ export function Sketch({ name, R }) {
     </g>
     <g class=${on('treasury')}>
       <rect x="272" y="2" width="86" height="88" rx="8" class="sk-zone" />
-      <text x="280" y="16" class="sk-label">${A.treasury}</text>
+      <${Label} x=${280} y=${16} text=${A.treasury} max=${72} />
       <${Coins} x=${296} y=${60} n=${3} />
     </g>
     <g class=${on('deck')}>
       <rect x="2" y="98" width="88" height="76" rx="8" class="sk-zone" />
-      <text x="8" y="112" class="sk-label">${A.deck}</text>
+      <${Label} x=${8} y=${112} text=${A.deck} max=${76} />
       <${Card} x=${24} y=${128} back=${true} /><${Card} x=${28} y=${125} back=${true} /><${Card} x=${32} y=${122} back=${true} />
-      <text x="8" y="168" class="sk-small">${A.pass}</text>
+      <${Label} x=${8} y=${168} text=${A.pass} max=${76} cls="sk-small" />
     </g>
     <g class=${on('discard')}>
       <rect x="94" y="98" width="86" height="76" rx="8" class="sk-zone" />
-      <text x="100" y="112" class="sk-label">${A.discard}</text>
+      <${Label} x=${100} y=${112} text=${A.discard} max=${74} />
       <${Card} x=${124} y=${128} code="PU" />
     </g>
     <g class=${on('display')}>
       <rect x="184" y="98" width="174" height="76" rx="8" class="sk-zone" />
-      <text x="192" y="112" class="sk-label">${A.display}</text>
+      <${Label} x=${192} y=${112} text=${A.display} max=${160} />
       <${Pile} x=${210} y=${128} code="KI" n=${2} /><${Pile} x=${290} y=${128} code="BL" n=${1} />
     </g>
     <g class=${on('fields')}>
       <rect x="2" y="182" width="264" height="72" rx="8" class="sk-zone" />
-      <text x="10" y="196" class="sk-label">${A.fields}</text>
+      <${Label} x=${10} y=${196} text=${A.fields} max=${250} />
       ${[['BR', 3], ['FI', 1], [null, 0]].map(([code, n], i) => html`<g>
         <rect x=${8 + i * 86} y="202" width="80" height="46" rx="6" class=${`sk-box${pic.third && i === 2 ? ' dashed' : ''}`} />
         ${pic.third && i === 2 ? html`<text x=${14 + i * 86} y="216" class="sk-small">${A.third}</text>` : null}
@@ -126,11 +133,11 @@ export function Sketch({ name, R }) {
     </g>
     <g class=${on('coins')}>
       <rect x="272" y="182" width="86" height="72" rx="8" class="sk-zone" />
-      <text x="280" y="196" class="sk-label">${A.coins}</text>
+      <${Label} x=${280} y=${196} text=${A.coins} max=${72} />
       <${Coins} x=${300} y=${228} n=${2} />
     </g>
     <g class=${on('hand')}>
-      <text x="188" y="286" class="sk-label">${A.hand}</text>
+      <${Label} x=${188} y=${286} text=${A.hand} max=${166} />
       ${['PU', 'BL', 'RU', 'KI', 'FR'].map((code, i) => html`<${Card} x=${10 + i * 36} y=${266} code=${code} />`)}
       <text x="10" y="263" class="sk-small">▼ ${A.front}</text>
     </g>
