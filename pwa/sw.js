@@ -12,7 +12,7 @@ const SHELL = [
   '/js/session.js', '/js/socket.js', '/js/store.js', '/js/targets.js',
   '/js/views/banner.js', '/js/views/bits.js', '/js/views/curtain.js', '/js/views/end.js',
   '/js/views/game.js', '/js/views/home.js', '/js/views/lobby.js', '/js/views/steps.js',
-  '/js/views/table.js',
+  '/js/views/table.js', '/js/views/art.js', '/js/views/info.js', // PWA-LAYOUT: card art, info popover
   '/i18n/de.json', '/i18n/en.json',
   '/js/learn.js', '/js/views/coach.js', '/js/views/hinttext.js', '/js/views/rules.js', '/js/views/sketch.js',
   '/js/beans.js', '/i18n/rules.de.json', '/i18n/rules.en.json',

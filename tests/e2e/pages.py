@@ -15,6 +15,8 @@ AXE = ROOT / "pwa" / "vendor" / "axe-core" / "axe.min.js"
 
 # In the page: the selector of the next thing to tap, "OVER", "BUSY", "WAIT" (not our turn) or None.
 PICK = """() => {
+  // A harvest that pays nothing waits for its yes (the only tap that harvests for nothing).
+  if (document.querySelector('[data-confirm=yes]')) return '[data-confirm=yes]';
   const t = document.querySelector('.table');
   if (!t) return document.querySelector('[data-curtain]') ? '[data-curtain]' : null;
   if (t.dataset.phase === 'over') return 'OVER';
@@ -43,6 +45,10 @@ SETTLED = """(old) => {
 }"""
 
 
+SETTLED_OR_ASKED = """(old) => Boolean(document.querySelector('[data-confirm=yes]'))
+  || (""" + SETTLED + """)(old)"""
+
+
 def version(page) -> int:
     return int(page.get_attribute(".table", "data-version"))
 
@@ -57,8 +63,8 @@ def step(page) -> str:
         return choice
     old = page.get_attribute(".table", "data-version")
     page.click(choice)
-    if "data-act" in choice:
-        page.wait_for_function(SETTLED, arg=old)
+    if "data-act" in choice or "data-confirm" in choice:
+        page.wait_for_function(SETTLED_OR_ASKED, arg=old)
     return choice
 
 

@@ -1,19 +1,17 @@
 // Small pieces shared by the screens: a bean card, an action button, the connection indicator.
 
 import { html } from '../html.js';
-import { t, bean, CANONICAL, currentLang } from '../i18n.js';
+import { t, bean } from '../i18n.js';
 import { actKey } from '../targets.js';
+import { Art } from './art.js';
 
-/** A bean, told apart by its code letters, its name and a pattern, not only by colour. Cards carry the
- * canonical German name; in another language its translation follows in small print. */
+/** A bean card: our picture, its name in the interface language, and a count badge. Beans are told
+ * apart by outline, mark and name as well as colour. */
 export function Bean({ code, count, small }) {
   if (!code) return null;
-  const local = bean(code);
-  const gloss = local !== CANONICAL[code] ? local : null;
   return html`<span class=${`bean bean-${code}${small ? ' small' : ''}`}>
-    <span class="swatch" aria-hidden="true">${code}</span>
-    <span class="bean-name"><span lang=${currentLang() === 'de' ? null : 'de'}>${CANONICAL[code]}</span>
-      ${gloss ? html`<span class="gloss">${gloss}</span>` : null}</span>
+    <${Art} code=${code} />
+    <span class="bean-name">${bean(code)}</span>
     ${count !== undefined && html`<span class="count">${t('table.count', { n: count })}</span>`}
   </span>`;
 }

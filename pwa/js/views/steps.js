@@ -9,9 +9,14 @@ export function Steps({ s, seat, hotseat, hidden, onSkip }) {
   const seen = (e) => (hidden && e.type === 'draw' ? { type: 'draw', seat: e.seat } : e);
   const lines = s.steps.slice(0, s.shown).map((e) => sentence(seen(e), seat, hotseat)).filter(Boolean);
   if (!lines.length) return null;
+  // Afterwards the list folds away: the board shows the result, and the history has the whole story.
+  if (!s.busy) {
+    return html`<details class="steps"><summary>${t('table.steps')} (${lines.length})</summary>
+      <ol>${lines.map((l) => html`<li>${l}</li>`)}</ol></details>`;
+  }
   return html`<section class="steps" aria-label=${t('table.steps')}>
     <h2 class="sub">${t('table.steps')}
-      ${s.busy ? html`<button type="button" class="link" onClick=${onSkip}>${t('table.skip')}</button>` : null}</h2>
+      <button type="button" class="link" onClick=${onSkip}>${t('table.skip')}</button></h2>
     <ol>${lines.map((l) => html`<li>${l}</li>`)}</ol>
   </section>`;
 }

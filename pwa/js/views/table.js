@@ -1,19 +1,27 @@
-// The table: the Mafia, the middle (deck, discard, display), the other player, own fields and hand.
-// While the Mafia's steps play out they sit right under the banner, where the eye is; afterwards they
-// move to the bottom as a record of the last move.
+// The table. On a phone it is one screen per decision (no page scrolling at 390 x 844): a strip with the
+// Mafia, the piles and the display; the other player folded into one line that opens on tap; your
+// fields with what a harvest pays now and their beanometer; and, docked at the bottom, the one sentence
+// of what to do, its button, and your hand in order. Targets light up where they are.
+// On the table screen (#watch) the same parts are laid out for a tablet in landscape, in large type,
+// with the history beside them.
 // Every tappable thing comes from targets(view.legal_actions, selection); nothing else reacts.
 
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t, bean, boss as bossName } from '../i18n.js';
+import * as store from '../store.js';
 import { targets, bundles, actKey } from '../targets.js';
+import { BEANOMETER, THRESHOLD } from '../beans.js';
 import { Bean, Act, cards } from './bits.js';
 import { Steps } from './steps.js';
 import { bannerText } from './banner.js';
 import { HintText } from './hinttext.js';
+import { InfoPop, meterText } from './info.js';
 import { seatName } from '../names.js';
 
 const BOSS_ORDER = ['al', 'don', 'joe'];
+const AUTO_MS = 700; // how long "no choice: ..." stays on screen before the client makes that move
+const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 function label(a, view, seat, hidden = false) {
   const me = view.players[seat] || {};
@@ -35,48 +43,90 @@ function label(a, view, seat, hidden = false) {
   }
 }
 
+/**
+ * The one move the client makes by itself: when the server offers exactly one action, the player
+ * has no choice, and tapping it would only be a confirmation (ending a phase with nothing else to
+ * do, the one card protection money forces, planting the front card where only one field takes it,
+ * the one card that must fill an empty boss, the one harvest that makes room). Buying a field is
+ * never forced, so it is never made alone. Where there are two or more actions, the player decides.
+ */
+export function soleMove(legal) {
+  return legal.length === 1 && legal[0].type !== 'buy_field' ? legal[0] : null;
+}
+
+/** The beanometer: how many cards pay 1, 2, 3, 4 coins; the steps reached are filled. */
+function Meter({ code, n }) {
+  return html`<span class="meter" title=${meterText(code)}>
+    ${BEANOMETER[code].map((k) => html`<span class=${`tick${n >= k ? ' on' : ''}`} aria-hidden="true">${k}</span>`)}
+    <span class="sr-only">${t('lay.meter', { steps: meterText(code) })}</span></span>`;
+}
+
+function Acts({ acts, ctx }) {
+  if (!acts || !acts.length) return null;
+  return html`<div class="acts">${acts.map((a) => html`<${Act} action=${a}
+    label=${label(a, ctx.view, ctx.seat, ctx.hidden)} onAct=${ctx.onAct} disabled=${ctx.locked} />`)}</div>`;
+}
+
 function Boss({ name, held, acts, ctx }) {
   const lit = acts && acts.length;
-  return html`<li class=${`boss${lit ? ' target' : ''}`} aria-label=${bossName(name)} data-area="boss" data-boss=${name}>
+  return html`<li class=${`boss${lit ? ' target' : ''}`} aria-label=${bossName(name)} data-area="boss" data-boss=${name}
+    data-info=${`boss:${name}`}>
     <div class="boss-name">${bossName(name)}</div>
-    ${held ? html`<${Bean} code=${held[0]} count=${held[1]} />` : html`<span class="empty">${t('table.boss.empty')}</span>`}
-    ${lit ? acts.map((a) => html`<${Act} action=${a} label=${label(a, ctx.view, ctx.seat, ctx.hidden)} onAct=${ctx.onAct} disabled=${ctx.locked} />`) : null}
+    ${held ? html`<${Bean} code=${held[0]} count=${held[1]} small />` : html`<span class="empty">${t('table.boss.empty')}</span>`}
+    <div class="thresh">${t('lay.threshold', { n: THRESHOLD[name] })}</div>
+    <${Acts} acts=${acts} ctx=${ctx} />
   </li>`;
 }
 
 function Field({ i, f, worth, acts, ctx, owner }) {
   const lit = acts && acts.length;
-  return html`<li class=${`field${lit ? ' target' : ''}`} data-area="field" data-field=${`${owner}-${i}`}>
+  return html`<li class=${`field${lit ? ' target' : ''}`} data-area="field" data-field=${`${owner}-${i}`}
+    data-info=${`field:${owner}:${i}`}>
     <div class="field-head">${t('table.field', { n: i + 1 })}</div>
     ${f ? html`<${Bean} code=${f[0]} count=${f[1]} />` : html`<span class="empty">${t('table.field.empty')}</span>`}
-    ${f && ctx.seat !== null && worth !== undefined ? html`<div class="worth">${t('table.field.worth', { n: worth })}</div>` : null}
-    ${lit ? html`<div class="acts">${acts.map((a) => html`<${Act} action=${a} label=${label(a, ctx.view, ctx.seat, ctx.hidden)} onAct=${ctx.onAct} disabled=${ctx.locked} />`)}</div>` : null}
+    ${f && worth !== undefined && worth !== null ? html`<div class=${`worth${worth ? ' pays' : ''}`}>${t('table.field.worth', { n: worth })}</div>` : null}
+    ${f ? html`<${Meter} code=${f[0]} n=${f[1]} />` : null}
+    <${Acts} acts=${acts} ctx=${ctx} />
   </li>`;
 }
 
-function Middle({ view, tg, ctx }) {
+/** The place of the third field before it is bought: its price, and "buy" only when it is legal. It sits
+ * with the fields and is never styled as the next step. */
+function ThirdSlot({ buy, ctx }) {
+  return html`<li class="field third" data-info="third">
+    <div class="field-head">${t('lay.third')}</div>
+    <span class="empty">${t('lay.third.price')}</span>
+    ${buy ? html`<div class="acts"><button type="button" class="act quiet" data-act="buy_field" disabled=${ctx.locked}
+      onClick=${() => ctx.onAct(buy)}>${t('lay.third.buy')}</button></div>` : null}
+  </li>`;
+}
+
+function Strip({ view, tg, ctx }) {
   const sel = ctx.sel;
-  return html`<section class="middle" aria-label=${t('table.display')}>
-    <div class="piles">
-      <div class="pile" data-area="deck"><div class="pile-name">${t('table.deck')}</div>
-        <div>${cards(view.deck_size)}</div><div class="pass">${t('table.pass', { n: view.pass })}</div></div>
-      <div class=${`pile${tg.discard.length ? ' target' : ''}`} data-area="discard"><div class="pile-name">${t('table.discard')}</div>
+  return html`<section class="mafia" aria-label=${t('table.mafia')} data-area="mafia">
+      <h2 class="sub">${t('table.mafia')} <span class="meta" data-area="treasury" data-info="treasury">${t('table.treasury', { n: view.treasury })}</span></h2>
+      <ul class="bosses">${BOSS_ORDER.filter((b) => b in view.bosses).map((b) => html`<${Boss} name=${b} held=${view.bosses[b]} acts=${tg.bosses[b]} ctx=${ctx} />`)}</ul>
+    </section>
+    <section class="middle" aria-label=${t('table.display')}>
+      <div class="pile" data-area="deck" data-info="deck"><div class="pile-name">${t('table.deck')}</div>
+        <div class="pile-n">${cards(view.deck_size)}</div><div class="pass">${t('table.pass', { n: view.pass })}</div></div>
+      <div class=${`pile${tg.discard.length ? ' target' : ''}`} data-area="discard" data-info="discard">
+        <div class="pile-name">${t('table.discard')}</div>
         ${view.discard_top ? html`<${Bean} code=${view.discard_top} small />` : html`<span class="empty">${t('table.discard.empty')}</span>`}
-        <div>${cards(view.discard_size)}</div>
-        ${tg.discard.map((a) => html`<${Act} action=${a} label=${label(a, view, ctx.seat)} onAct=${ctx.onAct} disabled=${ctx.locked} />`)}
+        <div class="pile-n">${cards(view.discard_size)}</div>
+        <${Acts} acts=${tg.discard} ctx=${ctx} />
       </div>
-    </div>
-    <div data-area="display"><h2 class="sub">${t('table.display')}</h2>
-    ${view.display.length ? html`<ul class="bundles">${bundles(view.display).map((b, bi) => {
-      const pickable = tg.bundles.has(b.bean) && !ctx.locked;
-      const on = sel && sel.kind === 'bundle' && sel.bean === b.bean;
-      return html`<li data-bundle=${bi}>${pickable
-        ? html`<button type="button" class=${`pick${on ? ' on' : ''}`} aria-pressed=${on ? 'true' : 'false'}
-            data-pick=${`bundle:${b.bean}`} onClick=${() => ctx.setSel(on ? null : { kind: 'bundle', bean: b.bean })}>
-            <${Bean} code=${b.bean} count=${b.count} /></button>`
-        : html`<div class="bundle"><${Bean} code=${b.bean} count=${b.count} /></div>`}</li>`;
-    })}</ul>` : html`<p class="empty">${t('table.display.empty')}</p>`}</div>
-  </section>`;
+      <div class="display" data-area="display" data-info="display"><div class="pile-name">${t('table.display')}</div>
+      ${view.display.length ? html`<ul class="bundles">${bundles(view.display).map((b, bi) => {
+        const pickable = tg.bundles.has(b.bean) && !ctx.locked;
+        const on = sel && sel.kind === 'bundle' && sel.bean === b.bean;
+        return html`<li data-bundle=${bi}>${pickable
+          ? html`<button type="button" class=${`pick${on ? ' on' : ''}`} aria-pressed=${on ? 'true' : 'false'}
+              data-pick=${`bundle:${b.bean}`} onClick=${() => ctx.setSel(on ? null : { kind: 'bundle', bean: b.bean })}>
+              <${Bean} code=${b.bean} count=${b.count} /></button>`
+          : html`<div class="bundle" data-info=${`card:${b.bean}`}><${Bean} code=${b.bean} count=${b.count} /></div>`}</li>`;
+      })}</ul>` : html`<p class="empty">${t('table.display.empty')}</p>`}</div>
+    </section>`;
 }
 
 function Hand({ me, tg, ctx }) {
@@ -87,26 +137,46 @@ function Hand({ me, tg, ctx }) {
   return html`<ol class="hand">${(me.hand || []).map((code, i) => {
     const pickable = tg.hand.has(i) && !ctx.locked;
     const on = sel && sel.kind === 'hand' && sel.index === i;
-    const inner = html`<${Bean} code=${code} />${i === 0 ? html`<span class="front">${t('table.hand.front')}</span>` : null}`;
-    return html`<li class=${i === 0 ? 'first' : ''} data-hand=${i}>${pickable
+    const tag = i === 0 ? t('table.hand.front') : i === 1 ? t('lay.hand.next') : null;
+    const inner = html`<${Bean} code=${code} />${tag ? html`<span class=${i === 0 ? 'front' : 'next'}>${tag}</span>` : null}`;
+    return html`<li class=${i === 0 ? 'first' : i === 1 ? 'second' : ''} data-hand=${i}>${pickable
       ? html`<button type="button" class=${`pick${on ? ' on' : ''}`} aria-pressed=${on ? 'true' : 'false'}
           data-pick=${`hand:${i}`} onClick=${() => ctx.setSel(on ? null : { kind: 'hand', index: i })}>${inner}</button>`
-      : html`<div class="card">${inner}</div>`}</li>`;
+      : html`<div class="card" data-info=${`card:${code}`}>${inner}</div>`}</li>`;
   })}</ol>`;
 }
 
-function Player({ p, idx, ctx, tg, own }) {
-  // The other players by name (names.js: the chosen name, Computer for the bot, else Player n).
-  const title = own ? t('table.fields') : seatName(idx, ctx.seats);
-  // Presence comes only over the socket; without it we say nothing rather than guess.
+/** The other player: one line (name, coins, hand, fields in small) that opens on tap to full fields.
+ * On the table screen every player is shown open. */
+function Other({ p, idx, ctx, open, onToggle }) {
+  const name = seatName(idx, ctx.seats);
   const seatInfo = (ctx.seats || []).find((x) => x.seat === idx);
-  const bot = !own && seatInfo && seatInfo.bot;
-  const away = !own && !bot && ctx.online && ctx.online[idx] === false;
-  return html`<section class=${`player${own ? ' own' : ''}${ctx.view.active === idx ? ' active' : ''}`} aria-label=${title}
-    data-area=${own ? 'fields' : 'other'}>
-    <h2 class="sub"><span class=${own ? '' : 'pname'}>${title}</span> <span class="meta">${t('table.coins', { n: p.coins })}${own ? '' : ` · ${t('table.hand.size', { n: p.hand_size })}`}${away ? ` · ${t('table.away')}` : ''}</span></h2>
-    <ul class="fields">${p.fields.map((f, i) => html`<${Field} i=${i} f=${f} worth=${p.harvest_values ? p.harvest_values[i] : undefined}
-      acts=${own ? tg.fields[i] : null} ctx=${ctx} owner=${idx} />`)}</ul>
+  const bot = seatInfo && seatInfo.bot;
+  // Presence comes only over the socket; without it we say nothing rather than guess.
+  const away = !bot && ctx.online && ctx.online[idx] === false;
+  const active = ctx.view.active === idx && ctx.view.phase !== 'over';
+  const meta = html`<span class="meta">${t('table.coins', { n: p.coins })} · ${t('table.hand.size', { n: p.hand_size })}${away ? ` · ${t('table.away')}` : ''}</span>`;
+  return html`<section class=${`player other${active ? ' active' : ''}${open ? ' open' : ''}`} aria-label=${name}
+    data-area="other" data-seat=${idx}>
+    ${ctx.watch
+      ? html`<h2 class="sub"><span class="pname">${name}</span>${active ? html`<span class="playing">${t('lay.playing')}</span>` : null} ${meta}</h2>`
+      : html`<button type="button" class="other-line" aria-expanded=${open ? 'true' : 'false'} onClick=${onToggle}>
+        <span class="pname">${name}</span>${meta}
+        <span class="minis" aria-hidden="true">${p.fields.map((f) => (f ? html`<span class=${`mini bean-${f[0]}`}>${f[1]}</span>` : html`<span class="mini">·</span>`))}</span>
+        <span class="chev" aria-hidden="true">${open ? '▴' : '▾'}</span></button>`}
+    ${open ? html`<ul class="fields">${p.fields.map((f, i) => html`<${Field} i=${i} f=${f} worth=${p.harvest_values ? p.harvest_values[i] : undefined}
+      acts=${null} ctx=${ctx} owner=${idx} />`)}</ul>` : null}
+  </section>`;
+}
+
+function Own({ p, idx, ctx, tg, buy }) {
+  const slot = !p.third_field && p.fields.length < 3 && ctx.view.mode === 'duo';
+  return html`<section class=${`player own${ctx.view.active === idx ? ' active' : ''}`} aria-label=${t('table.fields')}
+    data-area="fields">
+    <h2 class="sub">${t('table.fields')} <span class="meta">${t('table.coins', { n: p.coins })}</span></h2>
+    <ul class=${`fields n${p.fields.length + (slot ? 1 : 0)}`}>${p.fields.map((f, i) => html`<${Field} i=${i} f=${f}
+      worth=${p.harvest_values ? p.harvest_values[i] : undefined} acts=${tg.fields[i]} ctx=${ctx} owner=${idx} />`)}
+      ${slot ? html`<${ThirdSlot} buy=${buy} ctx=${ctx} />` : null}</ul>
   </section>`;
 }
 
@@ -122,13 +192,43 @@ function hintTargets(a) {
 export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hotseat, onSkip, onHint }) {
   const view = s.view;
   const seat = s.seat;
-  const locked = Boolean(s.pending || s.busy);
-  const legal = locked ? [] : view.legal_actions || [];
+  const locked0 = Boolean(s.pending || s.busy);
+  const offered = locked0 || watch ? [] : view.legal_actions || [];
+  const sole = seat !== null ? soleMove(offered) : null;
+  const locked = locked0 || Boolean(sole);
+  const legal = sole ? [] : offered;
   const tg = targets(legal, sel);
-  const ctx = { view, seat, sel, setSel, onAct, locked, hidden, online: s.online, seats: s.seats };
-  const banner = bannerText(view, { seat, busy: s.busy, watch });
+  const [confirm, setConfirm] = useState(null); // a harvest that pays nothing, waiting for a yes
+  const [openOther, setOpenOther] = useState(false);
+  const [info, setInfo] = useState(null);
+  const me = seat !== null ? view.players[seat] : null;
+  // A harvest that pays nothing throws the field away: ask once more. Everything else acts at once.
+  const act = (a) => {
+    if (a.type === 'harvest' && me && me.harvest_values && me.harvest_values[a.field] === 0) {
+      setConfirm(a);
+      return;
+    }
+    setConfirm(null);
+    setInfo(null);
+    if (a.type === 'plant_hand') store.setPref('handRuleSeen', true);
+    onAct(a);
+  };
+  const ctx = { view, seat, sel, setSel, onAct: act, locked, hidden, online: s.online, seats: s.seats, watch };
+  const banner = sole ? t('lay.auto', { what: label(sole, view, seat, hidden) })
+    : bannerText(view, { seat, busy: s.busy, watch });
   const myTurn = legal.length > 0;
   const others = view.players.map((p, i) => [p, i]).filter(([, i]) => i !== seat);
+  const buy = tg.buttons.find((a) => a.type === 'buy_field');
+  const mainButtons = tg.buttons.filter((a) => a.type !== 'buy_field');
+  // The move without a choice: shown for a moment ("No choice: ..."), then made. Once per version.
+  const autoDone = useRef(0);
+  useEffect(() => {
+    if (!sole || autoDone.current === s.version) return undefined;
+    const v = s.version;
+    const id = setTimeout(() => { autoDone.current = v; onAct(sole); }, reducedMotion() ? 0 : AUTO_MS);
+    return () => clearTimeout(id);
+  }, [s.version, sole ? actKey(sole) : null]);
+  useEffect(() => { setConfirm(null); }, [s.version]);
   // A hint belongs to the version it was asked at; any newer version makes it stale.
   const [hint, setHint] = useState(null);
   const liveHint = hint && hint.version === s.version && myTurn && !hidden ? hint : null;
@@ -146,36 +246,64 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     const next = document.querySelector('.table [data-pick], .table [data-act]');
     if (next) next.focus({ preventScroll: true });
   }, [s.version, sel, locked]);
-  return html`<div class="table" data-version=${s.version} data-busy=${locked ? '1' : '0'} data-phase=${view.phase}>
-    <div data-area="hint"><p class=${`banner${myTurn ? ' mine' : ''}`} role="status">${banner}</p>
-    ${sel ? html`<p class="selhint">${t('table.selected', { what: sel.kind === 'bundle' ? bean(sel.bean) : bean(view.players[seat].hand[sel.index]) })}
-      <button type="button" class="link" onClick=${() => setSel(null)}>${t('table.cancel')}</button></p>` : null}
-    ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />` : null}
-    ${myTurn && onHint && !hidden && !liveHint ? html`<p class="hintbar"><button type="button" class="link" data-hint="ask"
-      onClick=${askHint}>${t('hint.button')}</button></p>` : null}
-    ${liveHint ? html`<p class="hint-box" role="status" data-hint=${liveHint.failed ? 'failed' : actKey(liveHint.action)}>${liveHint.failed
-      ? t('hint.error')
-      : html`<strong>${t('hint.title', { what: label(liveHint.action, view, seat) })}</strong> <${HintText} hint=${liveHint} view=${view} seat=${seat} />`}</p>` : null}
+  // "What is this?": a tap on a card or an area that is not a button explains it.
+  const explain = (ev) => {
+    if (ev.target.closest('button, a, input, .infopop')) return;
+    const el = ev.target.closest('[data-info]');
+    setInfo(el ? el.dataset.info : null);
+  };
+  const ruleFirst = me && !hidden && me.hand && me.hand.length > 1 && !store.prefs().handRuleSeen;
+  const selName = sel ? (sel.kind === 'bundle' ? bean(sel.bean) : me && me.hand ? bean(me.hand[sel.index]) : '') : '';
+
+  const board = html`<div class="board">
+    <${Strip} view=${view} tg=${tg} ctx=${ctx} />
+    ${others.map(([p, i]) => html`<${Other} p=${p} idx=${i} ctx=${ctx} open=${watch || openOther}
+      onToggle=${() => setOpenOther(!openOther)} />`)}
+    ${me ? html`<${Own} p=${me} idx=${seat} ctx=${ctx} tg=${tg} buy=${buy} />` : null}
+  </div>`;
+
+  // Near the hand: what to do, its button, the notices about your move, the hint, then the hand.
+  const dock = html`<div class="dock">
+    <div data-area="hint" class="say">
+      ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />` : null}
+      ${s.pending ? html`<p class="pending" role="status">${t(s.pendingStuck ? 'table.pending.offline' : 'table.pending')}</p>` : null}
+      ${s.notice ? html`<p class="notice" role="alert">${t(`err.${s.notice}`) === `err.${s.notice}` ? t('err.generic', { msg: s.notice }) : t(`err.${s.notice}`)}</p>` : null}
+      ${confirm ? html`<div class="confirm" role="alertdialog" aria-label=${t('lay.confirm.title')}>
+        <p>${t('lay.confirm.zero', { n: me.fields[confirm.field] ? me.fields[confirm.field][1] : 0 })}</p>
+        <div class="row"><button type="button" class="primary" data-confirm="yes"
+          onClick=${() => { const a = confirm; setConfirm(null); setInfo(null); onAct(a); }}>${t('lay.confirm.yes')}</button>
+        <button type="button" data-confirm="no" onClick=${() => setConfirm(null)}>${t('lay.confirm.no')}</button></div></div>` : null}
+      <div class="bannerrow">
+        <p class=${`banner${myTurn ? ' mine' : ''}`} role="status">${banner}</p>
+        ${mainButtons.length ? html`<div class="actionbar">${mainButtons.map((a) => html`<${Act} action=${a}
+          label=${label(a, view, seat)} onAct=${act} primary=${a.type === 'end_phase'} />`)}</div>` : null}
+      </div>
+      ${sel ? html`<p class="selhint">${t('lay.selected', { what: selName })}
+        <button type="button" class="link" onClick=${() => setSel(null)}>${t('table.cancel')}</button></p>` : null}
+      ${liveHint ? html`<p class="hint-box" role="status" data-hint=${liveHint.failed ? 'failed' : actKey(liveHint.action)}>${liveHint.failed
+        ? t('hint.error')
+        : html`<strong>${t('hint.title', { what: label(liveHint.action, view, seat) })}</strong> <${HintText} hint=${liveHint} view=${view} seat=${seat} />`}</p>` : null}
     </div>
-    ${s.pending ? html`<p class="pending" role="status">${t(s.pendingStuck ? 'table.pending.offline' : 'table.pending')}</p>` : null}
-    ${s.notice ? html`<p class="notice" role="alert">${t(`err.${s.notice}`) === `err.${s.notice}` ? t('err.generic', { msg: s.notice }) : t(`err.${s.notice}`)}</p>` : null}
-    <section class="mafia" aria-label=${t('table.mafia')} data-area="mafia">
-      <h2 class="sub">${t('table.mafia')} <span class="meta" data-area="treasury">${t('table.treasury', { n: view.treasury })}</span></h2>
-      <ul class="bosses">${BOSS_ORDER.filter((b) => b in view.bosses).map((b) => html`<${Boss} name=${b} held=${view.bosses[b]} acts=${tg.bosses[b]} ctx=${ctx} />`)}</ul>
-    </section>
-    <${Middle} view=${view} tg=${tg} ctx=${ctx} />
-    ${others.map(([p, i]) => html`<${Player} p=${p} idx=${i} ctx=${ctx} tg=${tg} own=${false} />`)}
-    ${seat !== null ? html`
-      <${Player} p=${view.players[seat]} idx=${seat} ctx=${ctx} tg=${tg} own=${true} />
-      <section class="handbox" aria-label=${t('table.hand')} data-area="hand">
-        <h2 class="sub">${t('table.hand')} <span class="meta">${cards(view.players[seat].hand_size)}</span>
-          <button type="button" class="link hide-hand" aria-pressed=${hidden ? 'true' : 'false'} onClick=${toggleHidden}>
-            ${hidden ? t('table.hand.show') : t('table.hand.hide')}</button></h2>
-        <${Hand} me=${view.players[seat]} tg=${tg} ctx=${ctx} />
-      </section>` : null}
-    ${tg.buttons.length ? html`<div class="actionbar">${tg.buttons.map((a) => html`<${Act} action=${a}
-      label=${label(a, view, seat)} onAct=${onAct} primary=${a.type === 'end_phase'} />`)}</div>` : null}
-    ${s.busy ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />`}
-    <div data-area="history-slot"></div>
+    ${me ? html`<section class="handbox" aria-label=${t('table.hand')} data-area="hand" data-info="hand">
+      <h2 class="sub">${t('table.hand')} <span class="meta">${cards(me.hand_size)}</span>
+        ${ruleFirst ? html`<span class="rule">${t('lay.hand.rule')}</span>` : null}
+        ${myTurn && onHint && !hidden && !liveHint ? html`<button type="button" class="link hintbtn" data-hint="ask"
+          onClick=${askHint}>${t('hint.button')}</button>` : null}
+        <button type="button" class="link hide-hand" aria-pressed=${hidden ? 'true' : 'false'} onClick=${toggleHidden}>
+          ${hidden ? t('table.hand.show') : t('table.hand.hide')}</button></h2>
+      <${Hand} me=${me} tg=${tg} ctx=${ctx} />
+    </section>` : null}
+  </div>`;
+
+  return html`<div class=${`table${watch ? ' tv' : ''}`} data-version=${s.version} data-busy=${locked ? '1' : '0'}
+    data-phase=${view.phase} onClick=${explain}>
+    ${info ? html`<${InfoPop} info=${info} view=${view} seat=${seat} onClose=${() => setInfo(null)} />` : null}
+    ${board}
+    ${watch ? html`<div data-area="hint" class="say"><p class="banner" role="status">${banner}</p>
+      ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />` : null}</div>` : null}
+    <div data-area="history-slot" class="history-slot">
+      ${s.busy || watch ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />`}
+    </div>
+    ${watch ? null : dock}
   </div>`;
 }

@@ -1,0 +1,199 @@
+"""A scripted duo game played by taps on two phones, counting taps and scrolls per turn.
+
+The game is fixed: the server's seed is pinned (SEED) and every move is the greedy bot's choice for the
+view on screen (seeded by the version), so two versions of the client play exactly the same game and
+their figures can be compared. Only the hooks both the old and the new client carry are used:
+`.table[data-version][data-busy]`, `[data-act]` (one tap does an action) and `[data-pick]` (a bundle or
+a hand card to select first).
+
+A tap on something outside the viewport counts one scroll first (the player has to scroll to reach it).
+A move the client makes by itself (no choice) costs no tap. `check` is called before each decision and
+before each tap, so a test can assert where things are.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import statistics
+import urllib.request
+
+import engine
+
+SEED = 4242  # a duo game of ordinary length (about 40 turns)
+SETTLED = """() => { const t = document.querySelector('.table');
+  return Boolean(t) && t.dataset.busy === '0' && !document.querySelector('.pending'); }"""
+# Inside the viewport and not covered (a fixed bar over it would take the tap): tappable as it is.
+IN_VIEW = """(sel) => { const el = document.querySelector(sel); if (!el) return null;
+  const r = el.getBoundingClientRect();
+  if (!(r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth)) return false;
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return Boolean(hit) && (el === hit || el.contains(hit)); }"""
+
+
+def pin_seed(monkeypatch):
+    """Every game created from now on is dealt from SEED (join codes and tokens stay random)."""
+    real = secrets.randbelow
+
+    def fixed(n):
+        return SEED if n == 2**53 else real(n)
+
+    monkeypatch.setattr(secrets, "randbelow", fixed)
+
+
+def http(base: str, method: str, path: str, body=None, token: str | None = None) -> dict:
+    headers = {"Accept": "application/json"}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(base + "/api/v1" + path, data=data, headers=headers, method=method)
+    with urllib.request.urlopen(req) as resp:
+        return json.load(resp)
+
+
+def new_duo(base: str) -> tuple[str, list[str]]:
+    """Create a duo game (seat 0 deals, so seat 1 starts) and take the second seat; (id, tokens)."""
+    a = http(base, "POST", "/games", {"mode": "duo", "dealer": 0})
+    b = http(base, "POST", "/games/join", {"code": a["join_code"]})
+    return a["game_id"], [a["token"], b["token"]]
+
+
+def open_seat(page, game_id: str, seat: int, token: str, mode: str = "duo") -> None:
+    """This phone holds `seat` (as after joining) and shows the game."""
+    record = {game_id: {"mode": mode, "tokens": {str(seat): token}, "created": 0}}
+    page.goto("/")
+    page.evaluate("(r) => localStorage.setItem('alc.games', JSON.stringify(r))", record)
+    page.goto(f"/#/g/{game_id}")
+    page.reload()  # start afresh from the stored seat, whatever the first load was doing
+    page.wait_for_selector(".table")
+
+
+def act_key(a: dict) -> str:
+    """The client's `data-act` for an action (pwa/js/targets.js actKey)."""
+    t = a["type"]
+    if t in ("harvest", "pay", "plant_hand"):
+        return f"{t}:{a['field']}"
+    if t == "plant_display":
+        return f"{t}:{a['bean']}:{a['field']}"
+    if t == "discard_display":
+        return f"{t}:{a['bean']}"
+    if t == "give_display":
+        return f"{t}:{a['bean']}:{a['boss']}"
+    if t == "give_hand":
+        return f"{t}:{a['index']}:{a['boss']}"
+    return t
+
+
+def pick_of(a: dict) -> str | None:
+    """The `data-pick` to select before the action's target appears (two-tap moves), else None."""
+    if a["type"] == "give_hand":
+        return f"hand:{a['index']}"
+    if a["type"] in ("plant_display", "discard_display", "give_display"):
+        return f"bundle:{a['bean']}"
+    return None
+
+
+class Meter:
+    """Taps and scrolls per turn, with the turn told apart by the seat to move."""
+
+    def __init__(self):
+        self.turns: list[dict] = []
+
+    def turn(self, seat: int, version: int) -> dict:
+        if not self.turns or self.turns[-1]["seat"] != seat or self.turns[-1].get("closed"):
+            self.turns.append({"seat": seat, "from": version, "taps": 0, "scrolls": 0, "moves": 0, "away": 0})
+        return self.turns[-1]
+
+    def summary(self) -> dict:
+        taps = [t["taps"] for t in self.turns]
+        scrolls = [t["scrolls"] for t in self.turns]
+        away = [t["taps"] - t.get("away", 0) for t in self.turns]
+        return {"turns": len(self.turns), "moves": sum(t["moves"] for t in self.turns),
+                "taps_median_without_away_card": statistics.median(away) if away else 0,
+                "taps_total": sum(taps), "scrolls_total": sum(scrolls),
+                "taps_median": statistics.median(taps) if taps else 0,
+                "scrolls_median": statistics.median(scrolls) if scrolls else 0,
+                "taps_mean": round(statistics.mean(taps), 2) if taps else 0,
+                "scrolls_mean": round(statistics.mean(scrolls), 2) if scrolls else 0}
+
+
+def tap(page, selector: str, turn: dict, check=None) -> None:
+    page.wait_for_selector(selector)
+    if check:
+        check(page, selector)
+    if not page.evaluate(IN_VIEW, selector):
+        turn["scrolls"] += 1
+        page.locator(selector).scroll_into_view_if_needed()
+    page.click(selector)
+    turn["taps"] += 1
+
+
+def settle(page) -> int:
+    page.wait_for_function(SETTLED)
+    return int(page.get_attribute(".table", "data-version"))
+
+
+def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None, decision=None,
+         limit: int = 2000) -> Meter:
+    """Play the game to its end through the pages (one per seat; the same page twice for hot-seat)."""
+    meter = Meter()
+    for _ in range(limit):
+        views = [http(base, "GET", f"/games/{game_id}", token=tok) for tok in tokens]
+        g = views[0]
+        view = g["view"]
+        if view["phase"] == "over":
+            for p in pages:
+                p.wait_for_selector('.table[data-phase="over"]')
+            return meter
+        seat = view["active"]
+        page = pages[seat]
+        mine = views[seat]
+        version = mine["version"]
+        shown = settle(page)
+        if shown < version:  # the page has not caught up yet (socket push in flight)
+            page.wait_for_function("(v) => Number(document.querySelector('.table').dataset.version) >= v",
+                                   arg=version)
+            continue
+        if shown > version:  # the client made a move by itself meanwhile: read the game again
+            continue
+        turn = meter.turn(seat, version)
+        # The new client tells the player what happened while they waited (a card, closed by one tap)
+        # once its copy of the game's log has caught up; that tap is counted apart as well.
+        page.wait_for_selector('[data-follow-log="sync"]', state="detached")
+        if page.locator('[data-follow="away"]').count():
+            page.click('[data-follow="away"] button')
+            page.wait_for_selector('[data-follow="away"]', state="detached")
+            turn["taps"] += 1
+            turn["away"] = turn.get("away", 0) + 1
+            continue
+        legal = mine["view"]["legal_actions"]
+        if not legal:
+            page.wait_for_timeout(50)
+            continue
+        if page.locator("[data-act], [data-pick]").count() == 0:
+            # The client may be about to make a move by itself (no choice): wait for it.
+            page.wait_for_timeout(50)
+            continue
+        if decision:
+            decision(page, mine["view"])
+        action = engine.bots.choose("greedy", mine["view"], version)
+        pick = pick_of(action)
+        key = act_key(action)
+        if pick and not page.locator(f'[data-act="{key}"]').count():
+            tap(page, f'[data-pick="{pick}"]', turn, check)
+        tap(page, f'[data-act="{key}"]', turn, check)
+        turn["moves"] += 1
+        # A harvest that pays nothing asks first (the new client): answering is one more tap.
+        page.wait_for_function("(v) => { const t = document.querySelector('.table');"
+                               " return (t && Number(t.dataset.version) > v)"
+                               " || Boolean(document.querySelector('[data-confirm=yes]')); }", arg=version)
+        if page.locator("[data-confirm=yes]").count():
+            tap(page, "[data-confirm=yes]", turn, check)
+            page.wait_for_function("(v) => { const t = document.querySelector('.table');"
+                                   " return t && Number(t.dataset.version) > v; }", arg=version)
+        if action["type"] == "end_phase" and view["phase"] == "use":
+            turn["closed"] = True
+    raise AssertionError("the game did not end")
