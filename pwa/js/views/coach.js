@@ -21,7 +21,7 @@ export const STEPS = [
   { id: 'fields', area: 'fields', section: 'fields', when: () => true },
   // A turn that follows a finished "use" phase started with the automatic draw.
   { id: 'draw', area: 'hand', section: 'draw', phase: true, when: (v, p) => p.uses > 0 && v.phase !== 'use' },
-  { id: 'protection', area: 'mafia', section: 'protection', phase: true, when: (v) => v.phase === 'protection' },
+  { id: 'protection', area: ['mafia', 'fields'], section: 'protection', phase: true, when: (v) => v.phase === 'protection' },
   // No boss matched a field in the first turns: explain the phase anyway, so the coach can finish.
   { id: 'protection_none', area: 'mafia', section: 'protection', covers: 'protection',
     when: (v, p) => p.uses >= 3 && v.phase !== 'protection' },
@@ -56,14 +56,41 @@ export function nextStep(view, p) {
   return null;
 }
 
+/** The elements of a tip's area (one name or a list of names of data-area hooks). */
+const areaEls = (area) => [].concat(area || []).map((a) => document.querySelector(`[data-area="${a}"]`)).filter(Boolean);
+
 /** Point at an area: outline it and scroll it to the top of the screen (under the bar, see the CSS
  * scroll margin), leaving the lower part for the card; returns a function that undoes the outline. */
 function pointAt(area) {
-  const el = area && document.querySelector(`[data-area="${area}"]`);
-  if (!el) return () => {};
-  el.classList.add('coach-focus');
-  el.scrollIntoView({ block: 'start', inline: 'nearest', behavior: 'auto' });
-  return () => el.classList.remove('coach-focus');
+  const els = areaEls(area);
+  for (const el of els) el.classList.add('coach-focus');
+  if (els.length) els[0].scrollIntoView({ block: 'start', inline: 'nearest', behavior: 'auto' });
+  return () => { for (const el of els) el.classList.remove('coach-focus'); };
+}
+
+/**
+ * The top (px) for a card of height `h`: between the top bar and the docked hand if it fits there
+ * without covering the area, else anywhere on screen without covering it, else where it covers least.
+ * Set through the CSSOM (the CSP forbids style attributes, not this).
+ */
+function placeCard(area, h) {
+  const gap = 8;
+  const bar = document.querySelector('.bar');
+  const dock = document.querySelector('.dock');
+  const els = areaEls(area);
+  const top = bar ? bar.getBoundingClientRect().bottom : 0;
+  const inDock = Boolean(dock && els.some((el) => dock.contains(el)));
+  const floor = dock && !inDock ? dock.getBoundingClientRect().top : window.innerHeight;
+  if (!els.length) return Math.max(top + gap, floor - h - gap);
+  const rects = els.map((el) => el.getBoundingClientRect());
+  const r = { top: Math.min(...rects.map((x) => x.top)), bottom: Math.max(...rects.map((x) => x.bottom)) };
+  const spots = [top + gap, r.bottom + gap, r.top - h - gap, floor - h - gap, window.innerHeight - h - gap];
+  const overlap = (y) => Math.max(0, Math.min(y + h, r.bottom) - Math.max(y, r.top));
+  const fits = (y, lo, hi) => y >= lo - 0.5 && y + h <= hi + 0.5;
+  return spots.find((y) => fits(y, top, floor) && !overlap(y))
+    ?? spots.find((y) => fits(y, top, window.innerHeight) && !overlap(y))
+    ?? spots.filter((y) => fits(y, 0, window.innerHeight)).sort((a, b) => overlap(a) - overlap(b))[0]
+    ?? top + gap;
 }
 
 export function Coach({ id, s }) {
@@ -76,7 +103,6 @@ function CoachCard({ id, s }) {
   const view = s.view;
   const [p, setP] = useState(() => progress(id));
   const [R, setR] = useState(null);
-  const [place, setPlace] = useState('bottom');
   const box = useRef(null);
   const lang = currentLang();
   useEffect(() => {
@@ -99,18 +125,12 @@ function CoachCard({ id, s }) {
   const myTurn = view.legal_actions.length > 0 && !s.busy && !s.pending;
   const step = myTurn && R && R.lang === lang ? nextStep(view, cur) : null;
 
-  // Point at the area, then put the card where it hides none of it (or the least), and give it focus.
+  // Point at the area, then put the card where it hides none of it, and give the card the focus.
   useLayoutEffect(() => {
     if (!step) return undefined;
     const undo = pointAt(step.area);
     const card = box.current;
-    const el = step.area && document.querySelector(`[data-area="${step.area}"]`);
-    if (el && card) {
-      const r = el.getBoundingClientRect();
-      const h = card.getBoundingClientRect().height + 16;
-      const below = window.innerHeight - r.bottom;
-      setPlace(below >= h || below >= r.top ? 'bottom' : 'top');
-    } else setPlace('bottom');
+    if (card) card.style.top = `${placeCard(step.area, card.getBoundingClientRect().height)}px`;
     const btn = card && card.querySelector('[data-coach-next]');
     if (btn) btn.focus({ preventScroll: true });
     return undo;
@@ -127,7 +147,7 @@ function CoachCard({ id, s }) {
   };
   const next = () => close({ ...cur, seen: [...cur.seen, step.id], done: last || cur.done });
   const skip = () => close({ ...cur, done: true, skipped: true });
-  return html`<section ref=${box} class=${`coach coach-${place}`} role="dialog" aria-modal="false"
+  return html`<section ref=${box} class="coach" role="dialog" aria-modal="false"
       aria-labelledby="coach-title" aria-describedby="coach-text" data-coach=${step.id}>
     <p class="coach-kicker">${R.coach.label} · ${R.coach.step.replace('{n}', cur.seen.length + 1)}</p>
     <h2 id="coach-title">${text.title}</h2>
