@@ -188,6 +188,22 @@ def get_record(game_id):
     return _json(_service().record(game_id))
 
 
+@blp.route("/games/<game_id:game_id>/rematch", methods=["POST"])
+@blp.response(200, SeatGrantSchema, description="The caller's seat in the next game of the same players "
+              "(same mode, computer and names, the start player alternating): created by the first call, "
+              "the same game for every later call from either seat (also at once), with the same token "
+              "for the same seat. The finished game then shows it as `rematch`, and its sockets get a "
+              "`rematch` frame. No body.")
+@blp.doc(security=TOKEN)
+@problems("unknown_game", "bad_token", "game_not_over", "seat_taken")
+def rematch(game_id):
+    """Play again: the next game of a finished game."""
+    hub = current_app.extensions.get("alcabohne.hub")
+    # This process's sockets of both games get each commit at once (others by the store's nudge).
+    return _json(_service().rematch(game_id, _token(), _base_url(),
+                                    on_commit=hub.push_committed if hub is not None else None))
+
+
 @blp.route("/games/<game_id:game_id>/transfer", methods=["POST"])
 @blp.response(201, TransferSchema, description="A short-lived code to claim this seat on another device.")
 @blp.doc(security=TOKEN)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 import engine
 from api import jsontext
 from api.errors import ApiError
-from api.night import RESERVED_SEAT, table_info
+from api.night import RESERVED_SEAT, rematch_frame, table_info
 from api.service import BOT_SEAT, GameService, Loaded, entry_events
 from api.store.base import StoreUnavailable
 
@@ -306,6 +306,10 @@ class Hub:
         for conn in live:
             conn.offer_state(game.version, lambda previous, seat=conn.seat: frame(
                 seat, raw_events is not None and previous == game.version - 1))
+        announce = rematch_frame(raw_events)  # this version linked the rematch: offer it to everyone
+        if announce is not None:
+            for conn in live:
+                conn.push(announce)
 
     # ------------------------------------------------------------------ store callbacks
 

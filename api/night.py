@@ -91,3 +91,47 @@ def rematch_options(doc: dict, dealer: int | None) -> dict:
     if doc["m"] != "duo" or dealer is None:
         return {}
     return {"dealer": 1 - dealer}
+
+
+def change_event(entry: dict) -> dict:
+    """Return the event of a logged change of seats or table ({"seat", "change", ...}): a seat joined
+    or moved (with the seat's name), or the rematch was created (with the new game's id)."""
+    if entry["change"] == "rematch":
+        return {"type": "rematch", "seat": entry["seat"], "game_id": entry["game"]}
+    kind = "seat_joined" if entry["change"] == "joined" else "seat_transferred"
+    return {"type": kind, "seat": entry["seat"], "name": entry.get("name")}
+
+
+def rematch_log(seat: int, rematch_id: str) -> dict:
+    """Return the log entry of the finished game's version that links its rematch (`seat` asked)."""
+    return {"seat": seat, "change": "rematch", "game": rematch_id}
+
+
+def rematch_frame(entry: str | None) -> str | None:
+    """Return the socket frame announcing the rematch when `entry` (a raw log entry) is the one that
+    linked it, else None. A substring test: this runs on every push, and only rematch_log writes it."""
+    if entry is None or '"change":"rematch"' not in entry:
+        return None
+    start = entry.index('"game":"') + len('"game":"')
+    return '{"type":"rematch","game_id":"' + entry[start:entry.index('"', start)] + '"}'
+
+
+def rematch_doc(old: dict, *, seat: int, token_hash: str, state_position: dict, seed: int, salt: str,
+                options: dict, now: int, bot_seat: str) -> dict:
+    """Return the stored document of a finished game's rematch (see api.service for the keys): same
+    mode, bot and names; the caller's seat holds `token_hash`, the bot's seat the bot, and the other
+    player's seat is kept for them (RESERVED_SEAT) until they ask for it."""
+    seats = []
+    bot = old.get("b")
+    for i in range(len(old["s"])):
+        if bot and bot[0] == i:
+            seats.append(bot_seat)
+        elif i == seat:
+            seats.append(token_hash)
+        else:
+            seats.append(RESERVED_SEAT)
+    doc = {"m": old["m"], "p": state_position, "s": seats, "j": None, "b": bot, "k": [seed, salt],
+           "o": options, "c": now, "u": now}
+    if old.get("n"):
+        doc["n"] = list(old["n"])
+    return doc

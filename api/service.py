@@ -517,6 +517,109 @@ class GameService:
             return doc["s"].index(None), "joined"
         raise ApiError("unknown_code", "This join code has been used: every seat is taken.")
 
+    def rematch(self, game_id: str, token: str | None, base_url: str,
+                on_commit: Callable[[str, Loaded, str], None] | None = None) -> dict:
+        """Return the caller's seat in the next game of the finished game `game_id` (a SeatGrant:
+        game_id, version, seat, token, view, seats, ...), creating that game on the first call.
+
+        Exactly one next game per finished game, however many calls from either seat run at once:
+        the store links it atomically (link_rematch) before anyone creates it, and `create` lets one
+        caller store it (whoever finds it missing does). Same mode, bot and names on the same seats;
+        duo alternates the start player. The caller's token in the new game is derived from their old
+        one (api.night.rematch_token): asking again gives the same token, and the other player's seat
+        waits for them (RESERVED_SEAT) until their first call. The finished game then carries the link
+        (`rematch` in its answers, a version of its own, whose sockets get a rematch frame;
+        `on_commit(game_id, game, entry)` is called after each commit of either game, like `act`'s).
+        Raises unknown_game, bad_token, game_not_over, seat_taken (the seat in the new
+        game was claimed with another token: the old seat moved to another device meanwhile).
+        """
+        old = self._load(game_id)
+        seat = self._seat(old, token, required=True)
+        if old.doc["p"]["phase"] != "over":
+            raise ApiError("game_not_over", "A rematch starts once this game is over.")
+        rematch_id = old.doc.get("r") or self.store.link_rematch(game_id, secrets.token_urlsafe(12))
+        if rematch_id is None:
+            raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")
+        new_token = night.rematch_token(token, rematch_id)
+        def pushing(gid: str) -> Callable[[Loaded, str], None] | None:
+            return None if on_commit is None else (lambda game, entry: on_commit(gid, game, entry))
+
+        game = self._rematch_seat(rematch_id, old.doc, seat, new_token, pushing(rematch_id))
+        if old.doc.get("r") != rematch_id:
+            self._link_in_doc(game_id, rematch_id, seat, pushing(game_id))
+        body = self._game_body(rematch_id, game.version, game.doc, game.state(), seat, base_url)
+        body["token"] = new_token
+        body.setdefault("join_code", None)
+        body.setdefault("join_url", None)
+        return body
+
+    def _rematch_seat(self, rematch_id: str, old_doc: dict, seat: int, token: str,
+                      on_commit: Callable[[Loaded, str], None] | None) -> Loaded:
+        """Return the rematch game with `seat` held by `token`: store the game if it is missing (the
+        first caller, or a caller who overtook the linking one), else claim the seat kept for them."""
+        held = auth.token_hash(token)
+        for _ in range(10):  # moves in the new game may win the compare-and-set; claiming then retries
+            found = self.store.load(rematch_id)
+            if found is None:
+                doc, state = self._rematch_game(old_doc, seat, held)
+                if self.store.create(rematch_id, dumps(doc), self._ttl(doc, state.phase)):
+                    self._play_bots(rematch_id, 1, doc, state, on_commit)  # the bot may start
+                continue  # read back what was stored (ours, or a faster caller's)
+            game = Loaded(found[0], jsontext.loads_own(found[1]), found[1])
+            mine = game.seats[seat]
+            if mine == held:
+                return self._catch_up(rematch_id, game)
+            if mine != night.RESERVED_SEAT:
+                raise ApiError("seat_taken", "Your seat in the rematch was claimed from another device.")
+            seats = list(game.seats)
+            seats[seat] = held
+            doc = dict(game.doc, s=seats, u=int(time.time()))
+            entry = dumps({"seat": seat, "change": "joined", "name": night.names(doc)[seat]})
+            raw = dumps(doc)
+            res = self.store.commit(rematch_id, game.version, raw, ttl=self._ttl(doc, doc["p"]["phase"]),
+                                    log=entry)
+            if res.status == "ok":
+                joined = Loaded(game.version + 1, doc, raw)
+                self.recent.put(rematch_id, joined)
+                if on_commit is not None:
+                    on_commit(joined, entry)
+                return joined
+        raise ApiError("stale_version", "The game is very busy; try again.")  # pragma: no cover
+
+    def _rematch_game(self, old_doc: dict, seat: int, held: str) -> tuple[dict, object]:
+        """Return (document, state) of a new rematch game for a finished game's document."""
+        mode, options = old_doc["m"], {}
+        if mode == "duo" and "k" in old_doc:
+            # The finished game's dealer, as new_game drew it (or was told); the rematch swaps it.
+            dealer = 1 - engine.new_game(mode, old_doc["k"][0], **old_doc.get("o", {})).active
+            options = night.rematch_options(old_doc, dealer)
+        seed = secrets.randbelow(2**53)
+        state = engine.new_game(mode, seed, **options)
+        doc = night.rematch_doc(old_doc, seat=seat, token_hash=held, state_position=engine.to_position(state),
+                                seed=seed, salt=records.new_salt(), options=options, now=int(time.time()),
+                                bot_seat=BOT_SEAT)
+        return doc, state
+
+    def _link_in_doc(self, game_id: str, rematch_id: str, seat: int,
+                     on_commit: Callable[[Loaded, str], None] | None) -> None:
+        """Write the rematch link into the finished game's document (its own version and log entry,
+        so every socket of the game hears of it); nothing when it is there already."""
+        for _ in range(10):
+            game = self._load(game_id)
+            if game.doc.get("r") == rematch_id:
+                return
+            doc = dict(game.doc, r=rematch_id, u=int(time.time()))
+            raw, entry = dumps(doc), dumps(night.rematch_log(seat, rematch_id))
+            res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, "over"), log=entry)
+            if res.status == "ok":
+                linked = Loaded(game.version + 1, doc, raw)
+                self.recent.put(game_id, linked)
+                if on_commit is not None:
+                    on_commit(linked, entry)
+                return
+            if res.status == "missing":
+                return
+
     def transfer(self, game_id: str, token: str | None, base_url: str) -> dict:
         """Issue a code that moves the caller's seat to another device; the old token stops working
         when the code is claimed (POST /games/join). Returns {game_id, version, seat, transfer_code,
@@ -552,8 +655,8 @@ def entry_events(raw: str, seat: int | None) -> list[dict]:
     Entries are {"seat", "action", "events"} for an action, {"seat", "change"} for a change of seats,
     or (games logged before records) the bare list of events."""
     entry = json.loads(raw) if raw else []
-    if isinstance(entry, dict) and "change" in entry:  # a change of seats (with the seat's name)
-        return [{"type": SEAT_EVENT[entry["change"]], "seat": entry["seat"], "name": entry.get("name")}]
+    if isinstance(entry, dict) and "change" in entry:  # a change of seats or of the table (api.night)
+        return [night.change_event(entry)]
     if isinstance(entry, dict):
         entry = entry["events"]
     return engine.redact_events(entry, seat)

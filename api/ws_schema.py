@@ -71,6 +71,11 @@ SERVER = {
                                       "game of the same players once one exists (POST "
                                       "/games/{id}/rematch), else null."},
                       }, ("version", "view")),
+    "rematch": _message("rematch", "Either player of this finished game asked for the next game (POST "
+                        "/games/{id}/rematch): its id, for a one-tap join through that same call. Sent to "
+                        "every socket of the finished game, watchers included; carries no token.", {
+                            "game_id": {"type": "string"},
+                        }, ("game_id",)),
     "presence": _message("presence", "Which seats have a live socket; sent after hello and whenever it "
                          "changes (a drop shows within twice the ping interval).", {
                              "seats": {"type": "array", "items": {

@@ -102,6 +102,15 @@ class GameStore(ABC):
         return version, doc, entry
 
     @abstractmethod
+    def link_rematch(self, game_id: str, rematch_id: str) -> str | None:
+        """Make `rematch_id` the rematch of game `game_id` unless it has one already, in one indivisible
+        step (concurrent callers all get the same answer); return the game's rematch id (`rematch_id`
+        when this call made the link), or None when `game_id` does not exist. The link lives as long as
+        the game had left to live when it was made. The rematch game itself is stored with `create`
+        (api.service.GameService.rematch: whoever finds it missing creates it; `create` lets one win).
+        """
+
+    @abstractmethod
     def put_code(self, code: str, game_id: str, ttl: int) -> bool:
         """Map a join/transfer code to a game for `ttl` seconds; False if the code is already in use."""
 

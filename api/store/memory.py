@@ -40,6 +40,7 @@ class MemoryStore(GameStore):
         self._idem: dict[tuple[str, str], tuple[str, str, float]] = {}
         self._codes: dict[str, tuple[str, float]] = {}
         self._hits: dict[str, tuple[int, float]] = {}
+        self._links: dict[str, tuple[str, float]] = {}  # game id -> (rematch id, expiry)
         self._next_sweep = clock() + _SWEEP_EVERY
         self._broker = LocalBroker("memory-store-broker")
 
@@ -106,6 +107,21 @@ class MemoryStore(GameStore):
             if game is None:
                 return []
             return [entry for entry in game.log if entry[0] > version]
+
+    # -- rematch links -----------------------------------------------------------------------------
+
+    def link_rematch(self, game_id: str, rematch_id: str) -> str | None:
+        """As specified in GameStore.link_rematch (under the one lock)."""
+        with self._lock:
+            now = self._tick()
+            game = self._live_game(game_id, now)
+            if game is None:
+                return None
+            link = self._links.get(game_id)
+            if link is not None and link[1] > now:
+                return link[0]
+            self._links[game_id] = (rematch_id, game.expires_at)
+            return rematch_id
 
     # -- codes and rate limits ---------------------------------------------------------------------
 
@@ -190,4 +206,5 @@ class MemoryStore(GameStore):
             self._idem = {k: r for k, r in self._idem.items() if r[2] > now}
             self._codes = {k: c for k, c in self._codes.items() if c[1] > now}
             self._hits = {k: h for k, h in self._hits.items() if h[1] > now}
+            self._links = {k: x for k, x in self._links.items() if x[1] > now}
         return now

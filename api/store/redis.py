@@ -10,6 +10,7 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
     cg:v1:g:{<gid>}:seats        string  the online seats last announced ("0,1")
     cg:v1:g:{<gid>}:presence     pub/sub channel (also matched by the pattern); message: the seats
     cg:v1:code:<code>            string  game id                            the code's ttl
+    cg:v1:g:{<gid>}:rematch      string  the rematch game's id              the game's ttl when linked
     cg:v1:rl:<key>               string  counter                            the window
 
 A commit is one Lua script (TECH-NOTES §3): idempotency check, CAS on the version, write, EXPIRE,
@@ -94,6 +95,21 @@ else
   redis.call('PUBLISH', ARGV[9], new .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[6] .. '\\n' .. ARGV[10])
 end
 return {'ok', current + 1}
+"""
+
+# KEYS: the game's state, its rematch link.  ARGV: the rematch id.  Returns the game's rematch id, or
+# nil for a missing game. The link gets the game's remaining lifetime (GameStore.link_rematch).
+_LINK = """
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return false end
+local linked = redis.call('GET', KEYS[2])
+if linked then return linked end
+if ttl > 0 then
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
+else
+  redis.call('SET', KEYS[2], ARGV[1])
+end
+return ARGV[1]
 """
 
 # KEYS: presence, seats.  ARGV: "<seat>|<member>", ttl (ms; <= 0 removes), channel.  Returns the online
@@ -205,6 +221,7 @@ class RedisStore(GameStore):
         self._hit = self._client.register_script(_HIT)
         self._presence = self._client.register_script(_PRESENCE)
         self._online = self._client.register_script(_ONLINE)
+        self._link = self._client.register_script(_LINK)
 
         self._sub_lock = threading.Lock()
         self._callbacks: dict[int, Callable[[str, int], None]] = {}
@@ -320,6 +337,14 @@ class RedisStore(GameStore):
         with _errors():
             entries = self._client.xrange(game_key(game_id, "log"), f"{max(version, 0) + 1}-0", "+")
         return [(int(entry_id.partition("-")[0]), fields["e"]) for entry_id, fields in entries]
+
+    # -- rematch links -----------------------------------------------------------------------------
+
+    def link_rematch(self, game_id: str, rematch_id: str) -> str | None:
+        """As specified in GameStore.link_rematch (one script on the game's slot)."""
+        with _errors():
+            return self._link(keys=[game_key(game_id, "state"), game_key(game_id, "rematch")],
+                              args=[rematch_id])
 
     # -- codes and rate limits ---------------------------------------------------------------------
 

@@ -50,6 +50,9 @@ CREATE INDEX IF NOT EXISTS games_expiry ON games (expires_at);
 CREATE INDEX IF NOT EXISTS idem_expiry ON idem (expires_at);
 CREATE INDEX IF NOT EXISTS codes_expiry ON codes (expires_at);
 CREATE INDEX IF NOT EXISTS hits_expiry ON hits (window_end);
+CREATE TABLE IF NOT EXISTS links (
+    game_id TEXT PRIMARY KEY, rematch_id TEXT NOT NULL, expires_at REAL NOT NULL
+) WITHOUT ROWID;
 """
 
 
@@ -178,6 +181,23 @@ class SqliteStore(GameStore):
                 .fetchall()
             )
         return [(v, entry) for v, entry in rows]
+
+    # -- rematch links -----------------------------------------------------------------------------
+
+    def link_rematch(self, game_id: str, rematch_id: str) -> str | None:
+        """As specified in GameStore.link_rematch (one BEGIN IMMEDIATE transaction)."""
+        with self._write() as (conn, now):
+            game = conn.execute("SELECT expires_at FROM games WHERE id=? AND expires_at>?",
+                                (game_id, now)).fetchone()
+            if game is None:
+                return None
+            link = conn.execute("SELECT rematch_id FROM links WHERE game_id=? AND expires_at>?",
+                                (game_id, now)).fetchone()
+            if link is not None:
+                return link[0]
+            conn.execute("INSERT OR REPLACE INTO links (game_id, rematch_id, expires_at) VALUES (?, ?, ?)",
+                         (game_id, rematch_id, game[0]))
+            return rematch_id
 
     # -- codes and rate limits ---------------------------------------------------------------------
 
@@ -332,3 +352,4 @@ class SqliteStore(GameStore):
         conn.execute("DELETE FROM idem WHERE expires_at<=?", (now,))
         conn.execute("DELETE FROM codes WHERE expires_at<=?", (now,))
         conn.execute("DELETE FROM hits WHERE window_end<=?", (now,))
+        conn.execute("DELETE FROM links WHERE expires_at<=?", (now,))

@@ -5,9 +5,12 @@ host's own join link (api.night, api.service)."""
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
+from api.store.memory import MemoryStore
+from api.store.sqlite import SqliteStore
 from tests.api.fixtures_api import (  # noqa: F401
     API,
     Game,
@@ -116,3 +119,126 @@ def finish(game: Game) -> dict:
         answer = game.get(0).get_json()
         game.version = answer["version"]
     return answer
+
+
+# ------------------------------------------------------------------ rematch
+
+
+def rematch(client, game_id: str, token: str | None):
+    headers = bearer(token) if token is not None else {}
+    return client.post(f"{API}/games/{game_id}/rematch", headers=headers)
+
+
+def count_games(store) -> int:
+    """Return how many games the backend holds (read from its own structures: no mock)."""
+    if isinstance(store, MemoryStore):
+        return len(store._games)
+    if isinstance(store, SqliteStore):
+        return store._conn().execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    return sum(1 for _ in store.client.scan_iter("cg:v1:g:*:state"))
+
+
+def test_rematch_is_refused_before_the_end_and_to_watchers(client, api_store):
+    game = new_game(client, "duo", dealer=0)
+    problem(rematch(client, game.id, game.tokens[0]), 409, "game_not_over")
+    problem(rematch(client, game.id, None), 401, "bad_token")
+    problem(rematch(client, game.id, "not-a-token"), 401, "bad_token")
+    problem(rematch(client, "nosuchgame", game.tokens[0]), 404, "unknown_game")
+    finish(game)
+    problem(rematch(client, game.id, None), 401, "bad_token")
+    assert game.get(None).get_json()["rematch"] is None
+    assert count_games(api_store) == 1
+
+
+def test_a_duo_rematch_keeps_the_players_and_swaps_the_start_player(client, api_store):
+    host = create(client, "duo", dealer=0, name="Ann").get_json()
+    guest = join(client, host["join_code"], name="Bo").get_json()
+    game = Game(client, host["game_id"], {0: host["token"], 1: guest["token"]}, guest["version"])
+    assert host["view"]["active"] == 1  # dealer 0: seat 1 starts (R50)
+    end = finish(game)
+    first = rematch(client, game.id, game.tokens[1])
+    assert first.status_code == 200, first.get_json()
+    grant = first.get_json()
+    new_id = grant["game_id"]
+    assert new_id != game.id and grant["seat"] == 1 and grant["version"] == 1
+    assert grant["seats"] == [{"seat": 0, "taken": False, "name": "Ann"},
+                              {"seat": 1, "taken": True, "name": "Bo"}]
+    assert grant["view"]["active"] == 0 and grant["view"]["mode"] == "duo"  # the other player starts now
+    assert grant["join_code"] is None and grant["rematch"] is None
+    # The finished game shows the link (a version of its own) to everyone, watchers included.
+    old = game.get(None).get_json()
+    assert old["rematch"] == new_id and old["version"] == end["version"] + 1
+    log = client.get(f"{API}/games/{game.id}/events?since={end['version']}").get_json()["log"]
+    link = {"type": "rematch", "seat": 1, "game_id": new_id}
+    assert log == [{"version": end["version"] + 1, "events": [link]}]
+    # Asking again from the same seat: the same game, the same token, nothing new.
+    again = rematch(client, game.id, game.tokens[1]).get_json()
+    assert (again["game_id"], again["token"], again["version"]) == (new_id, grant["token"], 1)
+    # The other player's first call takes the seat kept for them; a second call changes nothing.
+    other = rematch(client, game.id, game.tokens[0]).get_json()
+    assert other["game_id"] == new_id and other["seat"] == 0 and other["version"] == 2
+    assert other["token"] not in (grant["token"], game.tokens[0])
+    assert [s["taken"] for s in other["seats"]] == [True, True]
+    assert rematch(client, game.id, game.tokens[0]).get_json()["token"] == other["token"]
+    # The new tokens hold their seats there, and only there.
+    for seat, token in ((0, other["token"]), (1, grant["token"])):
+        assert client.get(f"{API}/games/{new_id}", headers=bearer(token)).get_json()["seat"] == seat
+        problem(client.get(f"{API}/games/{game.id}", headers=bearer(token)), 401, "bad_token")
+    assert count_games(api_store) == 2
+    # The finished game's record still verifies its moves (the link is no move).
+    assert client.get(f"{API}/games/{game.id}/record").status_code == 200
+    new_game_doc = stored(api_store, new_id)[1]
+    assert new_game_doc["n"] == ["Ann", "Bo"] and new_game_doc["o"] == {"dealer": 1}
+
+
+def test_a_rematch_against_the_computer_keeps_the_bot(mclient, memory_store):
+    body = create(mclient, "duo", bot="random", dealer=1, name="Ann").get_json()
+    game = Game(mclient, body["game_id"], {0: body["token"]}, body["version"])
+    finish(game)
+    grant = rematch(mclient, game.id, game.tokens[0]).get_json()
+    assert grant["seats"] == [{"seat": 0, "taken": True, "name": "Ann"},
+                              {"seat": 1, "taken": True, "name": None, "bot": "random"}]
+    # dealer 1 before (seat 0 started); now the dealer is seat 0, so the bot starts and has moved.
+    assert grant["version"] > 1 and grant["view"]["active"] == 0
+    assert grant["join_code"] is None
+
+
+def test_a_solo_rematch(mclient, memory_store):
+    game = new_game(mclient, "solo", name="Ann")
+    problem(rematch(mclient, game.id, game.tokens[0]), 409, "game_not_over")
+    finish(game)
+    grant = rematch(mclient, game.id, game.tokens[0]).get_json()
+    assert grant["view"]["mode"] == "solo" and grant["seats"] == [{"seat": 0, "taken": True, "name": "Ann"}]
+    assert game.get(0).get_json()["rematch"] == grant["game_id"]
+
+
+def test_racing_rematch_calls_from_both_seats_make_one_game(client, api_store):
+    game = new_game(client, "duo", dealer=1)
+    finish(game)
+    app = client.application
+    barrier = threading.Barrier(10)
+    answers: list[tuple[int, dict]] = []
+    lock = threading.Lock()
+
+    def call(i: int) -> None:
+        seat = i % 2
+        own = app.test_client()
+        barrier.wait()
+        resp = rematch(own, game.id, game.tokens[seat])
+        with lock:
+            answers.append((resp.status_code, resp.get_json()))
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert [status for status, _ in answers] == [200] * 10, answers
+    assert len({body["game_id"] for _, body in answers}) == 1
+    for seat in (0, 1):
+        assert len({body["token"] for _, body in answers if body["seat"] == seat}) == 1
+    assert count_games(api_store) == 2
+    new_id = answers[0][1]["game_id"]
+    assert game.get(None).get_json()["rematch"] == new_id
+    version, doc = stored(api_store, new_id)
+    assert version == 2 and "rematch" not in doc["s"]  # one join: the second seat's first claim

@@ -564,3 +564,57 @@ def test_redis_subscription_survives_a_restart_and_reports_the_gap(redis_server)
     finally:
         listener.close()
         writer.close()
+
+
+# -- rematch links (API-NIGHT) ----------------------------------------------------------------------
+
+
+def test_link_rematch_keeps_the_first_link(store: GameStore, game: str) -> None:
+    assert store.link_rematch(game, "next1") == "next1"
+    # Later calls, with any other id, get the first one; nothing about the game changes.
+    assert store.link_rematch(game, "next2") == "next1"
+    assert store.link_rematch(game, "next1") == "next1"
+    assert store.load(game) == (1, "v1")
+    # Links are per game.
+    other = new_id()
+    assert store.create(other, "v1", HOUR)
+    assert store.link_rematch(other, "next3") == "next3"
+
+
+def test_link_rematch_of_a_missing_game_is_none_and_stores_nothing(store: GameStore) -> None:
+    game_id = new_id()
+    assert store.link_rematch(game_id, "next") is None
+    assert store.create(game_id, "v1", HOUR)
+    assert store.link_rematch(game_id, "later") == "later"
+
+
+def test_a_link_lives_as_long_as_its_game(store: GameStore) -> None:
+    game_id = new_id()
+    assert store.create(game_id, "v1", 1)
+    assert store.link_rematch(game_id, "next") == "next"
+    time.sleep(1.1)
+    assert store.link_rematch(game_id, "again") is None
+    # An expired id used again starts without a link.
+    assert store.create(game_id, "new", HOUR)
+    assert store.link_rematch(game_id, "fresh") == "fresh"
+
+
+def test_racing_rematch_links_agree_on_one(backend, game: str) -> None:
+    stores = [backend.open() for _ in range(4)]  # several instances (connections) where possible
+    barrier = threading.Barrier(16)
+    results: list[str | None] = []
+    lock = threading.Lock()
+
+    def racer(i: int) -> None:
+        barrier.wait()
+        linked = stores[i % 4].link_rematch(game, f"next{i}")
+        with lock:
+            results.append(linked)
+
+    threads = [threading.Thread(target=racer, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert len(results) == 16 and len(set(results)) == 1 and results[0].startswith("next")
+    assert stores[0].link_rematch(game, "late") == results[0]
