@@ -1,7 +1,8 @@
-// Hand-written service worker: keeps the app shell so the client opens without a network.
-// Never touches the API or the socket: moves and views always come from the server (a cached view
-// would show a game that has moved on). The server fills in __BUILD__ from a hash of the files, so
-// every release gets a fresh cache and the old one is deleted on activate.
+// Hand-written service worker: keeps the app shell so the client opens without a network, and shows
+// the your-turn notification the page asks for while it is in the background (a tap on it brings the
+// game back). Never touches the API or the socket: moves and views always come from the server (a
+// cached view would show a game that has moved on). The server fills in __BUILD__ from a hash of the
+// files, so every release gets a fresh cache and the old one is deleted on activate.
 
 const CACHE = 'alcabohne-shell-__BUILD__';
 const SHELL = [
@@ -10,6 +11,7 @@ const SHELL = [
   '/css/app.css',
   '/js/app.js', '/js/api.js', '/js/cues.js', '/js/html.js', '/js/i18n.js', '/js/narrate.js',
   '/js/session.js', '/js/socket.js', '/js/store.js', '/js/targets.js',
+  '/js/replay.js', '/js/history.js', '/js/fly.js', '/js/views/follow.js',
   '/js/views/banner.js', '/js/views/bits.js', '/js/views/curtain.js', '/js/views/end.js',
   '/js/views/game.js', '/js/views/home.js', '/js/views/lobby.js', '/js/views/steps.js',
   '/js/views/table.js', '/js/views/art.js', '/js/views/info.js', // PWA-LAYOUT: card art, info popover
@@ -49,4 +51,17 @@ self.addEventListener('fetch', (event) => {
   }
   if (!SHELL.includes(url.pathname)) return;
   event.respondWith(caches.match(req, { cacheName: CACHE }).then((hit) => hit || fetch(req)));
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const url = (event.notification.data && event.notification.data.url) || '/';
+  event.waitUntil(
+    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((list) => {
+      // The game's own tab if it is still open, else any tab of ours, else a new one.
+      const same = list.find((c) => c.url === url) || list[0];
+      if (same) return same.focus();
+      return self.clients.openWindow(url);
+    }),
+  );
 });

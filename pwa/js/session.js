@@ -1,16 +1,25 @@
-// One game as this device sees it: the newest (version, view), the live channel, the move in flight.
-// The server is the truth: we only ever replace our copy by a newer version (PROTOCOL §7), fetch the
-// events in between to narrate them, and send each move once with an Idempotency-Key that is reused on
-// every retry, so a move made offline is applied exactly once when the network returns.
+// One game as this device sees it: the newest (version, view), the live channel, the move in flight,
+// and the game's event log (the history). The server is the truth: we only ever replace our copy by a
+// newer version (PROTOCOL §7), fetch the events in between to narrate them, and send each move once
+// with an Idempotency-Key that is reused on every retry, so a move made offline is applied exactly
+// once when the network returns.
+//
+// Between two versions the board is shown step by step: each event's public effect is applied to a
+// copy of the view (replay.js), so the board never contradicts the sentence beside it; a `stage`
+// (fly.js, set by the screen) moves a card between the table areas for each step.
 
 import * as api from './api.js';
 import * as store from './store.js';
 import { LiveSocket } from './socket.js';
 import { AUTOMATIC } from './narrate.js';
+import { step as replayStep } from './replay.js';
+import { setSeats } from './names.js';
 
 const POLL_MS = 3000; // only while the socket is down
-const STEP_MS = 450; // one Mafia step on screen
+const STEP_MS = 300; // one Mafia or deck step on screen
+const REPEAT_MS = 150; // the same kind of step again (five cards from the discard pile): faster
 const MAX_STEPS = 24; // after a long absence, narrate only the latest steps
+const MAX_PLAYED = 60; // more events than this between two views: show the end state at once
 const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 export class GameSession {
@@ -26,6 +35,8 @@ export class GameSession {
       version: 0, view: null, seats: [], joinCode: null, seat: watch ? null : (seats[0] ?? null),
       conn: 'connecting', socketOpen: false, pending: null, pendingStuck: false, steps: [], shown: 0,
       busy: false, error: null, notice: null, curtain: null, online: null,
+      // The event log as GET /events gives it for this seat; version 1 (the deal) has no entry.
+      log: [], logVersion: 1,
     };
     this.storedPending = rec && rec.pending;
     this.listeners = new Set();
@@ -33,6 +44,8 @@ export class GameSession {
     this.hold = null;
     this.retryTimer = null;
     this.retries = 0;
+    this.stage = null; // {before(e, view), after(e, token, view)}: the card animations, if shown
+    this.logBusy = false;
   }
 
   get token() {
@@ -45,6 +58,7 @@ export class GameSession {
   }
 
   emit() {
+    setSeats(this.s.seats); // names/rematch: names.js names the seats of the game on screen
     this.s = { ...this.s };
     for (const fn of this.listeners) fn(this.s);
   }
@@ -155,6 +169,7 @@ export class GameSession {
     this.ok();
     this.s.seats = g.seats;
     this.s.joinCode = g.join_code || null;
+    this.s.rematch = g.rematch || null; // names/rematch: the next game, once someone started it
     if (g.version > from) {
       const events = from ? await this.eventsSince(from, g.version) : [];
       this.present(g.version, g.view, events);
@@ -166,16 +181,62 @@ export class GameSession {
   async eventsSince(from, upto) {
     try {
       const r = await api.getEvents(this.id, this.token, from);
-      const all = r.log.filter((x) => x.version <= upto).flatMap((x) => x.events);
-      return all.slice(-MAX_STEPS);
+      if (from <= this.s.logVersion) this.absorb(r.log);
+      return r.log.filter((x) => x.version <= upto).flatMap((x) => x.events);
     } catch (err) {
       if (err instanceof api.NetworkError) throw err;
       return []; // narration is a nicety; the view is what counts
     }
   }
 
+  /** Add log entries that continue the log we hold (older ones are known, later ones wait for syncLog). */
+  absorb(entries) {
+    const add = [];
+    let v = this.s.logVersion;
+    for (const x of entries) {
+      if (x.version === v + 1 && Array.isArray(x.events)) {
+        add.push({ version: x.version, events: x.events });
+        v = x.version;
+      }
+    }
+    if (!add.length) return;
+    this.s.log = this.s.log.concat(add);
+    this.s.logVersion = v;
+  }
+
+  /** Read the log entries we do not hold yet (all of them after a load: the history survives a
+   * reload because it is always rebuilt from the server's log). Runs beside the queue: the history
+   * must never hold up a move. */
+  async syncLog() {
+    if (this.logBusy) {
+      this.logAgain = true;
+      return;
+    }
+    this.logBusy = true;
+    try {
+      do {
+        this.logAgain = false;
+        const r = await api.getEvents(this.id, this.token, this.s.logVersion);
+        const before = this.s.logVersion;
+        this.absorb(r.log);
+        if (this.s.logVersion !== before) this.emit();
+      } while (this.logAgain && this.s.logVersion < this.known());
+    } catch {
+      // offline or refused: the next version we see asks again
+    } finally {
+      this.logBusy = false;
+    }
+  }
+
+  /** Keep the log in step with the version on screen: append the events we were given, else ask. */
+  noteEvents(version, events) {
+    if (version === this.s.logVersion + 1 && events.length) this.absorb([{ version, events }]);
+    if (this.s.logVersion < version) this.syncLog();
+  }
+
   onPush(msg) {
     if (msg.type === 'state' && typeof msg.version === 'number') {
+      if (Array.isArray(msg.seats)) this.s.seats = msg.seats; // names/rematch: a name that just joined
       if (msg.version <= this.known()) return; // never go back
       const gap = msg.version > this.known() + 1;
       const lobby = this.s.seats.some((x) => !x.taken);
@@ -191,6 +252,9 @@ export class GameSession {
       }
     } else if (msg.type === 'presence' && Array.isArray(msg.seats)) {
       this.s.online = Object.fromEntries(msg.seats.map((x) => [x.seat, Boolean(x.online)]));
+      this.emit();
+    } else if (msg.type === 'rematch' && msg.game_id) {
+      this.s.rematch = msg.game_id; // names/rematch: the end screen offers to join the next game
       this.emit();
     } else if (msg.type === 'resync') {
       this.requestResync();
@@ -210,32 +274,80 @@ export class GameSession {
     // animation for the same version must not cut it short.
     if (version <= this.known() && this.s.view) return;
     this.finishHold();
+    this.noteEvents(version, events);
     if (events.some((e) => e.type === 'seat_joined')) {
       this.s.seats = this.s.seats.map((x) => ({ ...x, taken: true }));
     }
     const steps = events.filter((e) => e.type !== 'phase' && e.type !== 'turn');
+    const before = this.s.view;
+    const play = before && events.length <= MAX_PLAYED && !reducedMotion()
+      && document.visibilityState !== 'hidden';
+    if (!play) {
+      this.s.steps = steps.slice(-MAX_STEPS);
+      this.s.shown = this.s.steps.length;
+      this.apply(version, view);
+      return;
+    }
+    // The board after each narrated step; phase and turn changes ride along with the step before.
+    const frames = [];
+    let cur = before;
+    events.forEach((e, i) => {
+      cur = replayStep(cur, e, events.slice(i + 1), view);
+      if (e.type !== 'phase' && e.type !== 'turn') frames.push({ e, view: cur });
+      else if (frames.length) frames[frames.length - 1].view = cur;
+    });
     this.s.steps = steps;
-    const auto = steps.filter((e) => AUTOMATIC.has(e.type)).length;
-    if (!this.s.view || !auto || reducedMotion() || document.visibilityState === 'hidden') {
+    if (!steps.some((e) => AUTOMATIC.has(e.type))) {
+      // A player's own move (or the other player's, pushed): no pause, but the cards still travel.
+      const tokens = frames.map((f) => this.stageBefore(f.e, before));
       this.s.shown = steps.length;
       this.apply(version, view);
+      frames.forEach((f, i) => this.stageAfter(f.e, tokens[i]));
       return;
     }
     this.s.shown = 0;
     this.s.busy = true;
-    this.hold = { version, view, timer: null };
+    this.hold = { version, view, timer: null, frames, i: 0 };
     const tick = () => {
-      this.s.shown += 1;
-      // Steps the player made themselves need no pause; the Mafia's and the deck's do.
-      while (this.s.shown < steps.length && !AUTOMATIC.has(steps[this.s.shown].type)) this.s.shown += 1;
-      if (this.s.shown >= steps.length) this.finishHold();
-      else {
-        this.emit();
-        this.hold.timer = setTimeout(tick, STEP_MS);
+      const h = this.hold;
+      if (!h) return;
+      const f = h.frames[h.i];
+      const token = this.stageBefore(f.e, this.s.view);
+      h.i += 1;
+      if (h.i >= h.frames.length) {
+        this.finishHold();
+        this.stageAfter(f.e, token);
+        return;
       }
+      this.s.shown = h.i;
+      this.s.view = f.view;
+      this.emit();
+      this.stageAfter(f.e, token);
+      // Steps the player made themselves need no pause; the Mafia's and the deck's do, a repeat less.
+      const next = h.frames[h.i];
+      const wait = !AUTOMATIC.has(f.e.type) ? 0 : next.e.type === f.e.type ? REPEAT_MS : STEP_MS;
+      h.timer = setTimeout(tick, wait);
     };
     this.hold.timer = setTimeout(tick, 0);
     this.emit();
+  }
+
+  // The card animations are a nicety: a failure there must never stop the game.
+  stageBefore(e, view) {
+    try {
+      return this.stage ? this.stage.before(e, view, this.s.seat) : null;
+    } catch (err) {
+      console.warn(err);
+      return null;
+    }
+  }
+
+  stageAfter(e, token) {
+    try {
+      if (this.stage && token) this.stage.after(e, token, this.s.seat);
+    } catch (err) {
+      console.warn(err);
+    }
   }
 
   /** Skip the rest of the step animation (the Skip button, or a newer version arriving). */

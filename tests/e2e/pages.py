@@ -14,7 +14,10 @@ from tests.e2e.conftest import ROOT, SHOTS
 AXE = ROOT / "pwa" / "vendor" / "axe-core" / "axe.min.js"
 
 # In the page: the selector of the next thing to tap, "OVER", "BUSY", "WAIT" (not our turn) or None.
+# The "While you were away" card at the start of a turn covers the table: its one tap comes first.
 PICK = """() => {
+  if (document.querySelector('[data-follow="away"]')) return '[data-follow="away"] button';
+  if (document.querySelector('[data-follow-log="sync"]')) return 'BUSY'; // the card may be on its way
   // A harvest that pays nothing waits for its yes (the only tap that harvests for nothing).
   if (document.querySelector('[data-confirm=yes]')) return '[data-confirm=yes]';
   const t = document.querySelector('.table');
@@ -60,12 +63,20 @@ def step(page) -> str:
         return choice
     if choice == "BUSY":
         page.wait_for_selector('.table[data-busy="0"]')
+        page.wait_for_selector('[data-follow-log="sync"]', state="detached")
         return choice
     old = page.get_attribute(".table", "data-version")
     page.click(choice)
     if "data-act" in choice or "data-confirm" in choice:
         page.wait_for_function(SETTLED_OR_ASKED, arg=old)
     return choice
+
+
+def close_away(page) -> None:
+    """Close the "While you were away" card if the turn starts with one (it may cover a target)."""
+    page.wait_for_selector('[data-follow-log="sync"]', state="detached")
+    if page.locator('[data-follow="away"]').count():
+        page.click('[data-follow="away"] button')
 
 
 def play_turn(page, limit: int = 60) -> list[str]:

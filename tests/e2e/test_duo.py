@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.e2e.pages import axe_check, play_turn, shot, version
+from tests.e2e.pages import axe_check, close_away, play_turn, shot, version
 
 LIVE_TIMEOUT = 8000  # a move must show on the other phone within this (socket, or polling every 3 s)
 
@@ -18,10 +18,10 @@ def whose(a, b):
     a.wait_for_function("() => document.querySelector('.table[data-busy=\"0\"]')")
     b.wait_for_function("() => document.querySelector('.table[data-busy=\"0\"]')")
     for _ in range(50):
-        if my_turn(a):
-            return a, b
-        if my_turn(b):
-            return b, a
+        for player, other in ((a, b), (b, a)):
+            if my_turn(player):
+                close_away(player)  # the turn starts with a summary card that may cover a target
+                return player, other
         a.wait_for_timeout(100)
     raise AssertionError("nobody's turn")
 

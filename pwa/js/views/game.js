@@ -14,6 +14,7 @@ import { Table } from './table.js';
 import { Lobby } from './lobby.js';
 import { End } from './end.js';
 import { Curtain } from './curtain.js';
+import { Follow, HistoryButton } from './follow.js';
 import { Coach } from './coach.js';
 
 function WatchDialog({ id, onClose }) {
@@ -121,12 +122,14 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
       <${Conn} conn=${s.conn} />
       ${!watch && view ? html`<button type="button" class="link" aria-expanded=${showWatch ? 'true' : 'false'}
         onClick=${() => setShowWatch(!showWatch)}>${t('watch.show')}</button>` : null}
+      ${view && !s.error && s.seats.every((x) => x.taken) ? html`<${HistoryButton} />` : null}
       ${watch ? null : html`<a class="button link" href="#/rules" data-learn="rules">${t('learn.rules.short')}</a>`}
       ${langSwitch}
     </header>
     <main id="main">
       ${watch ? html`<h1 class="sr-only">${t('watch.title')}</h1>` : html`<h1 class="sr-only">${t('app.title')}</h1>`}
       ${showWatch ? html`<${WatchDialog} id=${id} onClose=${() => setShowWatch(false)} />` : null}
+      ${view && !s.error && s.curtain === null ? html`<${Follow} s=${s} session=${session} watch=${watch} hotseat=${session.hotseat} />` : null}
       ${body}
     </main>      ${!watch && view && !s.error && s.curtain === null ? html`<${Coach} id=${id} s=${s} />` : null}
 

@@ -1,0 +1,158 @@
+// The board as it stands after each event: the public effect of one event applied to a copy of the
+// view, so the table shown while the steps play out never contradicts the sentence beside it.
+// Only what the event itself says is applied (a card moves from here to there, counts change); the
+// client needs no rule for it. What an event cannot tell (the card under a discard pile's top) is
+// taken from the view the steps lead to, which replaces the copy once the last step is shown.
+
+const copyView = (v) => ({
+  ...v,
+  players: v.players.map((p) => ({
+    ...p,
+    fields: p.fields.map((f) => (f ? [...f] : null)),
+    harvest_values: p.harvest_values ? [...p.harvest_values] : p.harvest_values,
+    hand: p.hand ? [...p.hand] : p.hand,
+  })),
+  bosses: Object.fromEntries(Object.entries(v.bosses).map(([k, b]) => [k, b ? [...b] : null])),
+  display: [...v.display],
+  legal_actions: [], // nothing is tappable while the steps play out
+});
+
+function toDiscard(v, bean, n) {
+  if (n <= 0) return;
+  v.discard_size += n;
+  v.discard_top = bean;
+}
+
+function setField(p, i, f) {
+  p.fields[i] = f;
+  // The worth printed on a field belongs to its old content: drop it rather than show a wrong one.
+  if (p.harvest_values) p.harvest_values[i] = f ? p.harvest_values[i] : null;
+}
+
+function removeBundle(v, bean) {
+  v.display = v.display.filter((c) => c !== bean);
+}
+
+function addToBoss(v, boss, bean, n) {
+  // A boss that reaches its threshold harvests at once; the engine then reports a boss_harvest as the
+  // next event, which empties the boss. Until then the boss holds the cards, as the narration says.
+  const b = v.bosses[boss];
+  v.bosses[boss] = [bean, (b ? b[1] : 0) + n];
+}
+
+/**
+ * Return the view after event `e`, given the view `v` before it. `rest` are the events still to come
+ * and `end` is the view they lead to (for what no event says: the card under the discard top).
+ */
+export function step(v, e, rest = [], end = null) {
+  const n = copyView(v);
+  const player = e.seat === undefined ? null : n.players[e.seat];
+  switch (e.type) {
+    case 'reveal':
+      n.deck_size = Math.max(0, n.deck_size - 1);
+      n.display.push(e.bean);
+      break;
+    case 'capture':
+      n.deck_size = Math.max(0, n.deck_size - 1);
+      addToBoss(n, e.boss, e.bean, 1);
+      break;
+    case 'boss_harvest':
+      n.bosses[e.boss] = null;
+      n.treasury += e.coins;
+      toDiscard(n, e.bean, e.count - e.coins);
+      break;
+    case 'from_discard': {
+      n.discard_size = Math.max(0, n.discard_size - 1);
+      n.display.push(e.bean);
+      const following = rest[0];
+      if (!n.discard_size) n.discard_top = null;
+      else if (following && following.type === 'from_discard') n.discard_top = following.bean;
+      else if (end && !rest.some(touchesDiscard)) n.discard_top = end.discard_top;
+      else n.discard_top = null; // unknown for a moment: the size is still right
+      break;
+    }
+    case 'exhausted':
+      n.exhaustions = e.exhaustions;
+      break;
+    case 'reshuffle':
+      n.deck_size = e.deck_size;
+      n.pass = e.pass;
+      n.discard_size = 0;
+      n.discard_top = null;
+      n.set_aside = 0;
+      break;
+    case 'draw':
+      n.deck_size = Math.max(0, n.deck_size - 1);
+      if (player) {
+        player.hand_size += 1;
+        if (player.hand && e.bean) player.hand.push(e.bean);
+      }
+      break;
+    case 'harvest':
+      if (player) {
+        setField(player, e.field, null);
+        player.coins += e.coins;
+      }
+      toDiscard(n, e.bean, e.count - e.coins);
+      break;
+    case 'plant':
+      if (player) {
+        const f = player.fields[e.field];
+        setField(player, e.field, [e.bean, (f && f[0] === e.bean ? f[1] : 0) + e.count]);
+        if (e.source === 'hand') {
+          player.hand_size = Math.max(0, player.hand_size - 1);
+          if (player.hand) player.hand.shift();
+          n.planted = (n.planted || 0) + 1;
+        }
+      }
+      if (e.source === 'display') removeBundle(n, e.bean);
+      break;
+    case 'discard':
+      removeBundle(n, e.bean);
+      toDiscard(n, e.bean, e.count);
+      break;
+    case 'give':
+      if (e.source === 'display') removeBundle(n, e.bean);
+      else if (player) {
+        player.hand_size = Math.max(0, player.hand_size - 1);
+        if (player.hand) player.hand.splice(e.index ?? 0, 1);
+      }
+      addToBoss(n, e.boss, e.bean, e.count);
+      break;
+    case 'pay':
+      if (player) {
+        const f = player.fields[e.field];
+        setField(player, e.field, f && f[1] > 1 ? [f[0], f[1] - 1] : null);
+      }
+      addToBoss(n, e.boss, e.bean, 1);
+      break;
+    case 'buy_field':
+      if (player) {
+        player.fields.push(null);
+        if (player.harvest_values) player.harvest_values.push(null);
+        player.third_field = true;
+        // The price (coins to the set-aside pile) is on the card and in the view that follows.
+        if (end && end.players[e.seat]) player.coins = end.players[e.seat].coins;
+      }
+      break;
+    case 'phase':
+      n.phase = e.phase;
+      if (e.seat !== undefined) n.active = e.seat;
+      if (e.phase !== 'plant') n.planted = 0;
+      break;
+    case 'turn':
+      n.active = e.seat;
+      n.planted = 0;
+      break;
+    case 'game_over':
+      if (end) return { ...copyView(end), legal_actions: end.legal_actions };
+      break;
+    default:
+      break;
+  }
+  return n;
+}
+
+function touchesDiscard(e) {
+  return ['boss_harvest', 'harvest', 'discard', 'reshuffle', 'from_discard'].includes(e.type);
+}

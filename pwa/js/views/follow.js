@@ -1,0 +1,151 @@
+// Following the game: the History drawer (the whole game from the server's log, the same on every
+// phone), the "While you were away" card at the start of your turn, the offer of a notification while
+// you wait, and the turn-cue settings. Also hands the session its stage (the card animations).
+
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { t } from '../i18n.js';
+import * as store from '../store.js';
+import * as cues from '../cues.js';
+import { history, away, phaseName } from '../history.js';
+import { stage } from '../fly.js';
+
+// Whether the drawer is open: shared by the top-bar button and the drawer itself.
+const drawer = { open: false, subs: new Set() };
+function setOpen(open) {
+  drawer.open = open;
+  for (const fn of drawer.subs) fn(open);
+}
+function useDrawer() {
+  const [open, set] = useState(drawer.open);
+  useEffect(() => {
+    drawer.subs.add(set);
+    return () => drawer.subs.delete(set);
+  }, []);
+  return open;
+}
+
+/** The top-bar button that opens the history. */
+export function HistoryButton() {
+  const open = useDrawer();
+  return html`<button type="button" class="link hist-open" data-follow="history" aria-haspopup="dialog"
+    aria-expanded=${open ? 'true' : 'false'} onClick=${() => setOpen(!open)}>${t('hist.open')}</button>`;
+}
+
+/** The turns, newest first: each a heading and its phases with their lines. */
+export function HistoryList({ log, limit }) {
+  const turns = useMemo(() => history(log), [log]);
+  if (!turns.length) return html`<p class="empty">${t('hist.empty')}</p>`;
+  return html`<ol class="history" data-follow="turns">${(limit ? turns.slice(0, limit) : turns).map((turn) => html`
+    <li class="hist-turn" data-turn=${turn.n}>
+      <h3>${t('hist.turn', { n: turn.n, who: turn.who })}</h3>
+      <dl>${turn.phases.map((p) => html`<dt>${phaseName(p.phase)}</dt>
+        <dd><ul>${p.lines.map((l) => html`<li>${l}</li>`)}</ul></dd>`)}</dl>
+    </li>`)}</ol>`;
+}
+
+function CueSettings() {
+  const [sound, setSound] = useState(cues.soundOn());
+  const [perm, setPerm] = useState(cues.notifyState());
+  return html`<section class="cue-settings" aria-labelledby="cue-title">
+    <h3 id="cue-title">${t('cue.title')}</h3>
+    <label class="check"><input type="checkbox" data-follow="sound" checked=${sound}
+      onChange=${(ev) => { cues.setSound(ev.currentTarget.checked); setSound(ev.currentTarget.checked); }} />
+      ${t('cue.sound')}</label>
+    ${perm === 'default' ? html`<p><button type="button" data-follow="notify-ask"
+        onClick=${async () => setPerm(await cues.askNotify())}>${t('cue.notify.ask')}</button></p>`
+      : html`<p class="hint" data-follow="notify-state">${t(`cue.notify.${perm}`)}</p>`}
+  </section>`;
+}
+
+function Drawer({ s, watch }) {
+  const close = useRef(null);
+  // Layout effects: the dialog takes the focus and Escape as soon as it is drawn, not a frame later.
+  useLayoutEffect(() => {
+    const opener = document.activeElement;
+    if (close.current) close.current.focus();
+    const onKey = (ev) => { if (ev.key === 'Escape') setOpen(false); };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      if (opener && opener.isConnected) opener.focus({ preventScroll: true });
+    };
+  }, []);
+  const complete = s.logVersion >= s.version;
+  return html`<div class="follow-backdrop" onClick=${() => setOpen(false)}></div>
+    <section class="drawer" role="dialog" aria-modal="true" aria-labelledby="hist-title" data-follow="drawer">
+      <header class="drawer-head">
+        <h2 id="hist-title">${t('hist.title')}</h2>
+        <button type="button" ref=${close} onClick=${() => setOpen(false)}>${t('hist.close')}</button>
+      </header>
+      ${watch ? null : html`<${CueSettings} />`}
+      ${complete || s.log.length ? html`<${HistoryList} log=${s.log} />` : html`<p>${t('loading')}</p>`}
+    </section>`;
+}
+
+/** At the start of your turn: the other player's turn and the Mafia's moves. One tap closes it: on
+ * the card, or anywhere else, where that tap then does what it was meant for (no extra tap is spent). */
+function AwayCard({ a, onClose }) {
+  const card = useRef(null);
+  const ok = useRef(null);
+  useLayoutEffect(() => {
+    if (ok.current) ok.current.focus({ preventScroll: true });
+    const onKey = (ev) => { if (ev.key === 'Escape') onClose(); };
+    // A tap on the card closes it on click (so the click cannot land on what lies under the card).
+    const onDown = (ev) => { if (card.current && !card.current.contains(ev.target)) onClose(); };
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('pointerdown', onDown, true);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('pointerdown', onDown, true);
+    };
+  }, [a.version]);
+  return html`<section class="away" role="dialog" aria-labelledby="away-title" data-follow="away"
+      data-turn=${a.turn} ref=${card} onClick=${onClose}>
+      <h2 id="away-title">${t('away.title')}</h2>
+      <p class="away-sub">${t('away.sub', { who: a.who })}</p>
+      <ul>${a.rows.map((r) => html`<li><strong>${phaseName(r.phase)}:</strong> ${r.text}</li>`)}</ul>
+      <button type="button" class="primary" ref=${ok} onClick=${onClose}>${t('away.ok')}</button>
+    </section>`;
+}
+
+function NotifyOffer({ onDone }) {
+  const answer = async (yes) => {
+    if (yes) await cues.askNotify();
+    else store.setPref('notifyAsked', true);
+    onDone();
+  };
+  return html`<p class="notify-offer" data-follow="notify-offer">${t('cue.offer')}
+    <button type="button" onClick=${() => answer(true)}>${t('cue.offer.yes')}</button>
+    <button type="button" class="link" onClick=${() => answer(false)}>${t('cue.offer.no')}</button></p>`;
+}
+
+/** Everything of this file the game screen shows: rendered once in the game's <main>. */
+export function Follow({ s, session, watch, hotseat }) {
+  const open = useDrawer();
+  const [closed, setClosed] = useState(null); // the turn (its version) whose away card was closed
+  const [offered, setOffered] = useState(false);
+  useEffect(() => {
+    session.stage = stage;
+    return () => {
+      session.stage = null;
+      setOpen(false);
+    };
+  }, [session]);
+  const view = s.view;
+  const duo = view && view.mode === 'duo' && !hotseat && !watch && s.seat !== null;
+  const seated = s.seats.length > 0 && s.seats.every((x) => x.taken);
+  const myStart = duo && seated && view.phase !== 'over' && view.active === s.seat && !s.busy
+    && s.logVersion >= s.version;
+  const a = useMemo(() => (myStart ? away(s.log, s.seat) : null), [myStart, s.log, s.seat]);
+  const showAway = a && closed !== a.version && !open;
+  const waiting = duo && seated && view.phase !== 'over' && view.active !== s.seat;
+  const offer = waiting && !offered && !store.prefs().notifyAsked && cues.notifyState() === 'default';
+  // For tests and tools: whether the log (and so the away card) has caught up with the board;
+  // data-follow-playing: the steps are being played out on the board.
+  const mark = watch ? null : html`<i hidden data-follow-log=${s.logVersion >= s.version ? 'ok' : 'sync'}
+    data-follow-playing=${s.busy ? '1' : '0'}></i>`;
+  return html`${mark}${offer ? html`<${NotifyOffer} onDone=${() => setOffered(true)} />` : null}
+    ${showAway ? html`<${AwayCard} a=${a} onClose=${() => setClosed(a.version)} />` : null}
+    ${open ? html`<${Drawer} s=${s} watch=${watch} />` : null}`;
+}

@@ -1,0 +1,276 @@
+"""Following the game on two phones: the history rebuilt from the server's log, the "While you were
+away" card at each turn start (checked against the event log, and after a reload), the board moving
+step by step with the narration (and at once under prefers-reduced-motion), the turn-cue settings."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.e2e.conftest import PHONE
+from tests.e2e.pages import axe_check, play_turn, shot, step, version
+
+LIVE_TIMEOUT = 8000
+TABLET = {"width": 1024, "height": 768}
+BEANS = {"BL": "Blue bean", "KI": "Kidney bean", "FI": "Fire bean", "PU": "Puff bean", "BR": "Broad bean",
+         "FR": "French bean", "RU": "Runner bean"}
+BOSSES = {"al": "Al Cabohne", "don": "Don Corlebohne", "joe": "Joe Bohnano"}
+
+
+def start_duo(phone, **options):
+    a = phone("host", **options)
+    b = phone("guest", **options)
+    a.goto("/")
+    a.click("[data-new=duo]")
+    code = a.get_attribute("[data-code]", "data-code")
+    game_id = re.search(r"#/g/([\w-]+)", a.url).group(1)
+    b.goto(f"/#join={code}")
+    b.wait_for_selector(".table")
+    a.wait_for_selector(".table", timeout=LIVE_TIMEOUT)
+    return a, b, game_id
+
+
+def settled(page):
+    page.wait_for_selector('.table[data-busy="0"]', timeout=LIVE_TIMEOUT)
+    page.wait_for_selector('[data-follow-log="ok"]', state="attached", timeout=LIVE_TIMEOUT)
+
+
+def whose(a, b):
+    for page in (a, b):
+        settled(page)
+    for _ in range(50):
+        for p, q in ((a, b), (b, a)):
+            if p.is_visible(".banner.mine"):
+                return p, q
+        a.wait_for_timeout(100)
+    raise AssertionError("nobody's turn")
+
+
+def server_log(page, game_id):
+    """The event log as the server gives it to this page's seat (with the page's own token)."""
+    return page.evaluate("""async (id) => {
+      const g = JSON.parse(localStorage.getItem('alc.games'))[id];
+      const token = Object.values(g.tokens)[0];
+      const r = await fetch(`/api/v1/games/${id}/events?since=0`,
+                            {headers: {Authorization: `Bearer ${token}`}});
+      return r.json();
+    }""", game_id)
+
+
+def last_turn_of_other(log, seat):
+    """The events of the other player's turn that ended with `seat`'s current turn starting."""
+    events = [e for entry in log["log"] for e in entry["events"]]
+    starts = [i for i, e in enumerate(events) if e["type"] == "turn"]
+    assert starts and events[starts[-1]]["seat"] == seat
+    begin = starts[-2] + 1 if len(starts) > 1 else 0
+    return events[begin:starts[-1]]
+
+
+def counted(text, bean_name):
+    """How many cards of `bean_name` a grouped line lists ("2× Fire bean, Puff bean")."""
+    total = 0
+    for m in re.finditer(r"(?:(\d+)× )?" + re.escape(bean_name), text):
+        total += int(m.group(1) or 1)
+    return total
+
+
+def check_away(card: str, events: list[dict]) -> None:
+    """Every move of the other player's turn and every Mafia move in it is on the card: the cards of
+    each kind of move, counted, equal the log's."""
+    # One line per phase ("Planting: ... · ..."): the sentences after the phase's name.
+    lines = [s for line in card.split("\n") if ": " in line for s in line.split(": ", 1)[1].split(" · ")]
+    for kind, verb in (("pay", "pays"), ("harvest", "harvests"), ("buy_field", "buys a third field")):
+        n = sum(1 for e in events if e["type"] == kind and not e.get("final"))
+        assert sum(line.count(verb) for line in lines) == n, f"{kind}: {n} in the log, card: {card}"
+    for e in events:
+        if e["type"] in ("pay", "harvest"):
+            assert BEANS[e["bean"]] in card, (e, card)
+        if e["type"] in ("capture", "give", "pay", "boss_harvest"):
+            assert BOSSES[e["boss"]] in card, (e, card)
+    for kind, where in (("reveal", "To the display:"), ("from_discard", "from the discard pile"),
+                        ("capture", "snatches"), ("plant", " plants "), ("discard", " discards "),
+                        ("give", " gives ")):
+        for code, name in BEANS.items():
+            want = sum(e.get("count", 1) for e in events if e["type"] == kind and e["bean"] == code)
+            got = sum(counted(line.split(" to ")[0], name) for line in lines if where in line)
+            assert got == want, f"{kind} {code}: log {want}, card {got}: {card}"
+    draws = sum(1 for e in events if e["type"] == "draw")
+    if draws:
+        assert f"draws {draws} card" in card, card
+
+
+def history_text(page) -> str:
+    if page.locator('[data-follow="away"]').count():
+        page.click('[data-follow="away"] button')
+    page.click('[data-follow="history"]')
+    page.wait_for_selector('[data-follow="drawer"] [data-follow="turns"]')
+    text = page.inner_text('[data-follow="turns"]')
+    return text
+
+
+def close_history(page):
+    page.keyboard.press("Escape")
+    page.wait_for_selector('[data-follow="drawer"]', state="detached")
+
+
+def test_away_card_and_history_follow_a_duo_game(phone):
+    a, b, game_id = start_duo(phone)
+    seat_of = {a: 0, b: 1}
+    for page in (a, b):
+        seat_of[page] = page.evaluate("(id) => Number(Object.keys(JSON.parse("
+                                      "localStorage.getItem('alc.games'))[id].tokens)[0])", game_id)
+    # A sound is off until the player turns it on.
+    a.click('[data-follow="history"]')
+    assert not a.is_checked('[data-follow="sound"]')
+    close_history(a)
+
+    for turn in range(5):
+        player, other = whose(a, b)
+        taps = play_turn(player)
+        assert taps
+        settled(other)
+        other.wait_for_selector('[data-follow="away"]', timeout=LIVE_TIMEOUT)
+        card = other.inner_text('[data-follow="away"]')
+        events = last_turn_of_other(server_log(other, game_id), seat_of[other])
+        check_away(card, events)
+        if turn == 1:
+            axe_check(other, "follow-01-away-phone")
+        # A reload at the turn start shows the same card, rebuilt from the server's log.
+        if turn in (1, 3):
+            other.reload()
+            other.wait_for_selector('[data-follow="away"]', timeout=LIVE_TIMEOUT)
+            assert other.inner_text('[data-follow="away"]') == card
+        other.click('[data-follow="away"]')  # one tap closes it
+        other.wait_for_selector('[data-follow="away"]', state="detached")
+        assert other.is_visible(".banner.mine")
+
+    # The history is the same on both phones, whole, newest turn first.
+    settled(a)
+    settled(b)
+    assert version(a) == version(b)
+    ha = history_text(a)
+    axe_check(a, "follow-02-history-phone")
+    hb = history_text(b)
+    assert ha == hb
+    turns = [int(n) for n in re.findall(r"^Turn (\d+) ·", ha, re.M)]
+    assert turns == sorted(turns, reverse=True) and turns[-1] == 1 and len(turns) >= 6
+    # Rebuilt from the server after a reload: still the same.
+    b.reload()
+    settled(b)
+    assert history_text(b) == ha
+
+
+def test_board_moves_step_by_step_with_the_narration(phone):
+    """Motion allowed: while the Mafia's steps play, the draw pile shown always matches the steps told
+    so far, cards fly between the areas and the places that changed light up."""
+    a, b, _ = start_duo(phone, reduced_motion="no-preference")
+    for page in (a, b):
+        page.evaluate("""() => {
+          const count = (s) => { const m = (s || '').match(/\\d+/); return m ? Number(m[0]) : null; };
+          const deckNow = () => count(document.querySelector('[data-area="deck"]').textContent);
+          window.__follow = {frames: [], fly: 0, lit: 0, idle: deckNow()};
+          new MutationObserver(() => {
+            const t = document.querySelector('.table');
+            if (!t) return;
+            const F = window.__follow;
+            if (document.querySelector('.flycard')) F.fly += 1;
+            if (document.querySelector('.lit')) F.lit += 1;
+            const deck = deckNow();
+            if (!document.querySelector('[data-follow-playing="1"]')) { F.idle = deck; return; }
+            const steps = [...document.querySelectorAll('.steps li')].map((li) => li.textContent);
+            const f = F.frames;
+            const key = steps.length + ':' + deck;
+            if (!f.length || f[f.length - 1].key !== key) f.push({key, steps, deck, base: F.idle});
+          }).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+        }""")
+    for _ in range(2):
+        player, _other = whose(a, b)
+        player.evaluate("() => { window.__follow.frames = []; }")
+        play_turn(player)
+        frames = player.evaluate("() => window.__follow.frames")
+        assert frames, "the Mafia's steps were not shown one by one"
+        for f in frames:
+            taken = sum(1 for s in f["steps"] if s.startswith("Revealed") or "snatches" in s
+                        or s.startswith("You draw"))
+            assert f["deck"] == f["base"] - taken, f"the draw pile shows {f['deck']} after: {f['steps']}"
+        shown = [len(f["steps"]) for f in frames]
+        assert len(set(shown)) > 2, f"the steps appeared all at once: {shown}"
+    flown = player.evaluate("() => window.__follow")
+    assert flown["fly"] > 0 and flown["lit"] > 0
+    shot(player, "follow-03-steps-motion")
+
+
+def test_reduced_motion_shows_the_end_state_at_once(phone):
+    a, b, _ = start_duo(phone)  # the fixture's contexts prefer reduced motion
+    player, other = whose(a, b)
+    for page in (a, b):
+        page.evaluate("""() => { window.__busy = 0; window.__fly = 0;
+          new MutationObserver(() => {
+            if (document.querySelector('[data-follow-playing="1"]')) window.__busy += 1;
+            if (document.querySelector('.flycard')) window.__fly += 1;
+          }).observe(document.body, {subtree: true, childList: true, attributes: true}); }""")
+    play_turn(player)
+    settled(other)
+    for page in (a, b):
+        assert page.evaluate("() => [window.__busy, window.__fly]") == [0, 0]
+    # The list of what happened is there at once, with the end state.
+    assert player.locator(".steps li").count() >= 2
+    other.wait_for_selector('[data-follow="away"]')
+
+
+def test_turn_cues_settings_and_notification_offer(phone):
+    """The sound is off by default and remembered once switched on; the notification permission is
+    never asked on the first load, only offered while the player waits for the other one."""
+    a, b, _ = start_duo(phone)
+    for page in (a, b):
+        page.evaluate("""() => {
+          window.__asked = 0;
+          if (window.Notification) {
+            const ask = Notification.requestPermission.bind(Notification);
+            Notification.requestPermission = (...args) => { window.__asked += 1; return ask(...args); };
+          }
+        }""")
+    player, waiter = whose(a, b)
+    assert player.locator('[data-follow="notify-offer"]').count() == 0  # it is their turn: no offer
+    state = waiter.evaluate("() => window.Notification ? Notification.permission : 'none'")
+    if state == "default":
+        waiter.wait_for_selector('[data-follow="notify-offer"]')
+        shot(waiter, "follow-04-notify-offer")
+        waiter.click('[data-follow="notify-offer"] button.link')  # "No, thanks": never asked again
+        waiter.wait_for_selector('[data-follow="notify-offer"]', state="detached")
+        assert waiter.evaluate("() => window.__asked") == 0
+    prefs = json.loads(waiter.evaluate("() => localStorage.getItem('alc.prefs') || '{}'"))
+    assert prefs.get("turnSound") is None
+
+    waiter.click('[data-follow="history"]')
+    assert not waiter.is_checked('[data-follow="sound"]')
+    waiter.check('[data-follow="sound"]')
+    close_history(waiter)
+    waiter.reload()
+    waiter.wait_for_selector(".table")
+    waiter.click('[data-follow="history"]')
+    assert waiter.is_checked('[data-follow="sound"]')
+    assert json.loads(waiter.evaluate("() => localStorage.getItem('alc.prefs')"))["turnSound"] is True
+
+
+def test_history_and_away_screens_at_both_sizes(phone):
+    """Screenshots for a first-time look: the away card and the history, phone and tablet."""
+    a, b, game_id = start_duo(phone)
+    for _ in range(3):
+        player, other = whose(a, b)
+        play_turn(player)
+    settled(other)
+    other.wait_for_selector('[data-follow="away"]')
+    shot(other, "follow-05-away-phone")
+    tablet = phone("tablet", viewport=TABLET)
+    tablet.goto(f"/#watch={game_id}")
+    tablet.wait_for_selector(".table")
+    axe_check(tablet, "follow-06-table-screen")
+    tablet.click('[data-follow="history"]')
+    tablet.wait_for_selector('[data-follow="turns"]')
+    axe_check(tablet, "follow-07-history-tablet")
+    other.set_viewport_size(TABLET)
+    axe_check(other, "follow-08-away-tablet")
+    other.set_viewport_size(PHONE)
+    other.click('[data-follow="away"] button')
+    assert step(other)
