@@ -149,12 +149,12 @@ function CoachCard({ id, s }) {
   const skip = () => close({ ...cur, done: true, skipped: true });
   return html`<section ref=${box} class="coach" role="dialog" aria-modal="false"
       aria-labelledby="coach-title" aria-describedby="coach-text" data-coach=${step.id}>
-    <p class="coach-kicker">${R.coach.label} · ${R.coach.step.replace('{n}', cur.seen.length + 1)}</p>
+    <div class="coach-head"><p class="coach-kicker">${R.coach.label} · ${R.coach.step.replace('{n}', cur.seen.length + 1)}</p>
+      ${last ? null : html`<button type="button" class="link" data-coach-skip onClick=${skip}>${R.coach.skip}</button>`}</div>
     <h2 id="coach-title">${text.title}</h2>
     <p id="coach-text">${text.text}</p>
     <div class="coach-row">
       <button type="button" class="primary" data-coach-next onClick=${next}>${last ? R.coach.done : R.coach.next}</button>
-      ${last ? null : html`<button type="button" class="link" data-coach-skip onClick=${skip}>${R.coach.skip}</button>`}
       ${step.section ? html`<a class="coach-more" href=${rulesHref(step.section)}>${R.coach.more}</a>` : null}
     </div>
   </section>`;

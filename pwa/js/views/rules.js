@@ -28,8 +28,10 @@ export function rich(text) {
 
 function Beanometers({ R }) {
   const T = R.table;
-  return html`<div class="tablewrap"><table class="meter" data-table="beanometer">
-    <caption>${T.caption}</caption>
+  // The wrapper scrolls sideways on a narrow screen: it takes the focus so keyboards can scroll it too.
+  return html`<div class="tablewrap" tabindex="0" role="region" aria-labelledby="cap-beanometer">
+    <table class="meter" data-table="beanometer">
+    <caption id="cap-beanometer">${T.caption}</caption>
     <thead><tr><th scope="col" rowspan="2">${T.bean}</th><th scope="col" rowspan="2">${T.cards}</th>
       <th scope="colgroup" colspan="4">${T.coinsgroup}</th></tr>
       <tr>${[1, 2, 3, 4].map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
@@ -44,8 +46,9 @@ function BossTable({ R }) {
   const T = R.table;
   const plural = new Intl.PluralRules(currentLang());
   const coinsText = (n) => T[`threshold.value.${plural.select(n)}`].replace('{n}', n);
-  return html`<div class="tablewrap"><table class="meter" data-table="bosses">
-    <caption>${T.bosscaption}</caption>
+  return html`<div class="tablewrap" tabindex="0" role="region" aria-labelledby="cap-bosses">
+    <table class="meter" data-table="bosses">
+    <caption id="cap-bosses">${T.bosscaption}</caption>
     <thead><tr><th scope="col">${T.bean}</th>${BOSS_ORDER.map((b) => html`<th scope="col">${bossName(b)}
       <span class="th-sub">${T.threshold} ${coinsText(THRESHOLD[b])}${b === 'joe' ? ` (${T.solo})` : ''}</span></th>`)}</tr></thead>
     <tbody>${BEANS.map((b) => html`<tr><th scope="row"><${BeanChip} code=${b} /> ${bean(b)}</th>

@@ -126,7 +126,7 @@ export function Sketch({ name, R }) {
     <g class=${on('fields')}>
       <rect x="2" y="182" width="264" height="72" rx="8" class="sk-zone" />
       <${Label} x=${10} y=${196} text=${A.fields} max=${250} />
-      ${[['BR', 3], ['FI', 1], [null, 0]].map(([code, n], i) => html`<g>
+      ${[['BR', 3], ['FR', 1], [null, 0]].map(([code, n], i) => html`<g>
         <rect x=${8 + i * 86} y="202" width="80" height="46" rx="6" class=${`sk-box${pic.third && i === 2 ? ' dashed' : ''}`} />
         ${pic.third && i === 2 ? html`<text x=${14 + i * 86} y="216" class="sk-small">${A.third}</text>` : null}
         <${Pile} x=${20 + i * 86} y=${212} code=${code} n=${n} dashed=${pic.third && i === 2} /></g>`)}

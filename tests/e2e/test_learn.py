@@ -1,0 +1,215 @@
+"""Learning the game in a real browser: home -> How to play (English, German) -> Learn by playing with the
+coach to its end, at phone (390x844) and tablet (1024x768) size; skipping and replaying the coach; hints
+that link into the rules instead of quoting rule ids. axe runs on the rules page and with the coach open.
+
+Every move is a tap on what the page offers (tests/e2e/pages.step); the coach is closed with its own
+button. Screenshots land in artifacts/screenshots/learn-*.png.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from engine import cards
+from tests.e2e.conftest import SHOTS
+from tests.e2e.pages import SETTLED, axe_check, step
+
+SIZES = {"phone": {"width": 390, "height": 844}, "tablet": {"width": 1024, "height": 768}}
+SECTIONS = ["goal", "table", "start", "beans", "fields", "harvest", "turn", "leftovers", "protection",
+            "plant", "reveal", "use", "draw", "bosses", "third", "end", "solo"]
+# The coach's tips that explain a phase, one of the two protection tips, and the first and last.
+PHASE_TIPS = {"plant", "reveal", "use", "draw"}
+RULE_ID = re.compile(r"\b[RA]\d{1,3}[a-z]?\b")
+
+# Is the area the coach points at outlined, on screen, and not hidden behind the coach's card?
+POINTED = """(area) => {
+  const el = document.querySelector(`[data-area="${area}"].coach-focus`);
+  if (!el) return 'not outlined';
+  const r = el.getBoundingClientRect();
+  const c = document.querySelector('[data-coach]').getBoundingClientRect();
+  const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight);
+  if (bottom - top < 24) return `off screen (${Math.round(r.top)}..${Math.round(r.bottom)})`;
+  const above = c.top > top ? Math.min(bottom, c.top) - top : 0;
+  const below = c.bottom < bottom ? bottom - Math.max(top, c.bottom) : 0;
+  return Math.max(above, below) >= 24 ? 'ok' : 'covered by the card';
+}"""
+AREA = {"mafia": "mafia", "fields": "fields", "plant": "hand", "reveal": "display", "use": "display",
+        "draw": "hand", "protection": "fields", "protection_none": "mafia", "boss_harvest": "treasury",
+        "end": "deck"}
+
+
+def _view_shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def _wait_focus(page, element_id):
+    page.wait_for_function("(id) => document.activeElement && document.activeElement.id === id",
+                           arg=element_id)
+
+
+def _open_rules_from_home(page, lang_title):
+    page.goto("/")
+    page.click("main [data-learn=rules]")
+    page.wait_for_selector("main[data-rules] [data-section=solo]")
+    assert page.inner_text("main.rules h1") == lang_title
+
+
+def _check_rules_page(page, lang, size):
+    assert page.get_attribute("main[data-rules]", "data-rules") == lang
+    ids = page.eval_on_selector_all("main[data-rules] section.rsec", "els => els.map((e) => e.dataset.section)")
+    assert ids == SECTIONS
+    # The beanometers on the page are the engine's (pwa/js/beans.js is generated from engine/cards.py).
+    rows = page.eval_on_selector_all(
+        "table[data-table=beanometer] tbody tr",
+        "rows => rows.map((r) => [r.dataset.bean, ...[...r.cells].slice(1).map((d) => +d.textContent)])")
+    assert rows == [[b, cards.COUNTS[b], *cards.BEANOMETER[b]] for b in cards.BEANS]
+    bosses = page.eval_on_selector_all(
+        "table[data-table=bosses] tbody tr",
+        "rows => rows.map((r) => [...r.querySelectorAll('td')].map((td) => +td.textContent))")
+    need = {b: [min(n for n in range(1, 12) if cards.coins(b, n) >= t) for t in cards.THRESHOLD]
+            for b in cards.BEANS}
+    assert bosses == [need[b] for b in cards.BEANS]
+    # Our decisions are marked, every section picture is drawn, and no rule id reaches the reader.
+    assert page.locator("aside.decided").count() >= 12
+    assert page.locator("svg.sketch[role=img]").count() >= 12
+    text = page.inner_text("body")
+    assert not RULE_ID.search(text), RULE_ID.search(text)
+    # An anchor opens the page at its section (the link a hint or the coach uses).
+    page.click("nav.toc a[href='#/rules/protection']")
+    _wait_focus(page, "rule-protection-h")
+    box = page.locator("#rule-protection-h").bounding_box()
+    assert 0 <= box["y"] < SIZES[size]["height"] / 2, box
+    _view_shot(page, f"learn-rules-{lang}-{size}-protection")
+    page.goto("/#/rules/beans")
+    _wait_focus(page, "rule-beans-h")
+    _view_shot(page, f"learn-rules-{lang}-{size}-beans")
+    page.goto("/#/rules")
+    page.wait_for_selector("main[data-rules] [data-section=solo]")
+    axe_check(page, f"learn-rules-{lang}-{size}")
+
+
+def _coach_to_the_end(page, size, lang):
+    """Close each tip, play between them; return the tips in the order they came."""
+    seen = []
+    axed = False
+    for _ in range(400):
+        tip = page.query_selector("[data-coach]")
+        if tip is not None:
+            sid = tip.get_attribute("data-coach")
+            assert sid not in seen, f"tip {sid} came twice"
+            seen.append(sid)
+            if sid in AREA:
+                assert page.evaluate(POINTED, AREA[sid]) == "ok", (sid, page.evaluate(POINTED, AREA[sid]))
+            _view_shot(page, f"learn-coach-{size}-{len(seen):02d}-{sid}")
+            if not axed and sid == "plant":
+                axe_check(page, f"learn-coach-{lang}-{size}-axe")
+                axed = True
+            page.click("[data-coach-next]")
+            page.wait_for_selector(f"[data-coach={sid}]", state="detached")
+            if sid == "end":
+                return seen
+            continue
+        done = step(page)
+        assert done not in ("OVER", None), f"the game ended before the coach did: {seen}"
+    raise AssertionError(f"the coach did not finish: {seen}")
+
+
+@pytest.mark.parametrize("size", ["phone", "tablet"])
+def test_how_to_play_then_learn_by_playing(phone, size):
+    page = phone(size, viewport=SIZES[size])
+    _open_rules_from_home(page, "How to play")
+    _view_shot(page, f"learn-rules-en-{size}-top")
+    _check_rules_page(page, "en", size)
+
+    page.click("header button.lang")
+    page.wait_for_selector("main[data-rules=de] [data-section=solo]")
+    assert page.inner_text("main.rules h1") == "So wird gespielt"
+    _view_shot(page, f"learn-rules-de-{size}-top")
+    _check_rules_page(page, "de", size)
+    lang = "de"
+    if size == "tablet":  # the coach speaks English on the tablet, German on the phone
+        page.click("header button.lang")
+        page.wait_for_selector("main[data-rules=en] [data-section=solo]")
+        lang = "en"
+
+    page.click("[data-learn=start]")
+    page.wait_for_selector("[data-coach=welcome]")
+    game_url = page.url
+    seen = _coach_to_the_end(page, size, lang)
+    assert seen[:3] == ["welcome", "mafia", "fields"], seen
+    assert set(seen) >= PHASE_TIPS, seen
+    assert "protection" in seen or "protection_none" in seen, seen
+    assert seen[-1] == "end"
+    print(f"{size}: coach tips in order: {seen}")
+
+    # After the coach the player plays on freely, and a reload does not bring the coach back.
+    assert page.locator(".table [data-act], .table [data-pick]").count() > 0
+    page.reload()
+    page.wait_for_selector(".table[data-busy='0']")
+    assert page.url == game_url
+    for _ in range(4):
+        assert step(page) not in (None,)
+        assert page.locator("[data-coach]").count() == 0
+
+
+def test_coach_skip_and_replay(phone):
+    page = phone("skip")
+    _open_rules_from_home(page, "How to play")
+    page.click("[data-learn=start]")
+    page.wait_for_selector("[data-coach=welcome]")
+    first = page.url
+    page.click("[data-coach-skip]")
+    page.wait_for_selector("[data-coach]", state="detached")
+    page.reload()
+    page.wait_for_selector(".table[data-busy='0']")
+    step(page)  # a move: the skipped coach stays away
+    assert page.locator("[data-coach]").count() == 0
+    # Replay from the game's Rules link: a fresh guided game, from the first tip.
+    page.click("header [data-learn=rules]")
+    page.wait_for_selector("main[data-rules] [data-section=solo]")
+    page.click("[data-learn=start]")
+    page.wait_for_selector("[data-coach=welcome]")
+    assert page.url != first
+
+
+def test_hint_speaks_player_language_and_links_into_the_rules(phone):
+    page = phone("hint")
+    page.goto("/")
+    page.click("[data-new=solo]")
+    page.wait_for_selector(".table[data-busy='0'] [data-hint=ask]")
+    for _ in range(6):  # a few hints in different phases
+        page.click("[data-hint=ask]")
+        box = page.wait_for_selector(".hint-box")
+        text = box.inner_text()
+        assert not RULE_ID.search(text), text
+        link = page.locator(".hint-box a[data-rulelink]")
+        assert link.count() == 1
+        section = link.get_attribute("data-rulelink")
+        assert section in SECTIONS and link.get_attribute("href") == f"#/rules/{section}"
+        # The hint brings what to tap into view.
+        target = page.locator(".table .hinted").first
+        target.wait_for()
+        tb = target.bounding_box()
+        assert tb and tb["y"] >= 0 and tb["y"] + min(tb["height"], 44) <= 844, tb
+        _view_shot(page, "learn-hint-phone")
+        old = page.get_attribute(".table", "data-version")
+        target.click()
+        if page.locator(".table .pick.on").count():  # a two-tap move: now its destination
+            page.click(".table [data-act].hinted")
+        page.wait_for_function(SETTLED, arg=old)
+        if page.locator(".table[data-phase=over]").count():
+            break
+    page.wait_for_selector(".table[data-busy='0'] [data-hint=ask]")
+    game_url = page.url
+    page.click("[data-hint=ask]")
+    page.wait_for_selector(".hint-box a[data-rulelink]")
+    section = page.get_attribute(".hint-box a[data-rulelink]", "data-rulelink")
+    page.click(".hint-box a[data-rulelink]")
+    _wait_focus(page, f"rule-{section}-h")
+    assert page.locator(f"#rule-{section}-h").bounding_box()["y"] < 422
+    page.click("header [data-rules=back]")
+    page.wait_for_selector(".table")
+    assert page.url == game_url
