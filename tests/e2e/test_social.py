@@ -339,3 +339,21 @@ def test_end_overlay_on_the_tablet(phone, server):
     final = finish(server, gid, [page], seed=5)
     check_breakdown(page, final["view"]["result"], "solo")
     axe_check(page, "53-end-solo-tablet-de")
+
+
+def test_play_again_against_the_computer(phone, server):
+    page = phone("bot-again")
+    name_and_open(page, "Eve")
+    page.click("[data-new=bot]")
+    page.wait_for_selector(".table")
+    gid = game_id(page)
+    finish(server, gid, [page], seed=13)
+    assert page.inner_text('.end-scores tr[data-score="1"] th').strip() == "Computer"
+    page.click("[data-end=rematch]")
+    page.wait_for_function("(old) => /^#\\/g\\//.test(location.hash) && !location.hash.includes(old)"
+                           " && document.querySelector('.table')", arg=gid)
+    new = game_id(page)
+    assert other_name(page) == "Computer"
+    assert list(stored_games(page)) == [new]
+    _, answer = call(server, "GET", f"/games/{new}")
+    assert answer["seats"][0]["name"] == "Eve" and answer["seats"][1]["bot"] == "mc"
