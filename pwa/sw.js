@@ -16,7 +16,8 @@ const SHELL = [
   '/js/views/game.js', '/js/views/home.js', '/js/views/lobby.js', '/js/views/steps.js',
   '/js/views/table.js', '/js/views/art.js', '/js/views/info.js', // PWA-LAYOUT: card art, info popover
   '/i18n/de.json', '/i18n/en.json',
-  '/js/learn.js', '/js/views/coach.js', '/js/views/hinttext.js', '/js/views/rules.js', '/js/views/sketch.js',
+  '/js/learn.js', '/js/views/coach.js', '/js/views/coachcard.js',
+  '/js/views/hinttext.js', '/js/views/rules.js', '/js/views/sketch.js',
   '/js/beans.js', '/i18n/rules.de.json', '/i18n/rules.en.json',
   '/vendor/preact/preact.mjs', '/vendor/preact/hooks.mjs', '/vendor/htm/htm.mjs',
   '/icons/icon-192.png', '/icons/icon-512.png', '/icons/maskable-512.png', '/icons/apple-touch-icon.png',

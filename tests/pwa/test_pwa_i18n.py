@@ -6,7 +6,7 @@
   template t(`err.${code}`) needs keys under its prefix, and the families whose values the client
   knows (beans, bosses, hint reasons of the server, rules sections) must be complete.
 - The rules text (pwa/i18n/rules.<lang>.json) has the same shape in both languages, and the coach's
-  tips (pwa/js/views/coach.js) all have a text.
+  tips (pwa/js/views/coachcard.js) all have a text.
 - No player-facing string quotes a rule id of the specification (R69, A13).
 """
 
@@ -172,7 +172,7 @@ def test_rules_text_has_the_same_shape_in_both_languages():
 def test_every_picture_and_coach_tip_has_its_text():
     sketch = (PWA / "js" / "views" / "sketch.js").read_text(encoding="utf-8")
     pics = set(re.findall(r"^  (\w+): \{ lit:", sketch, re.M))
-    coach = (PWA / "js" / "views" / "coach.js").read_text(encoding="utf-8")
+    coach = (PWA / "js" / "views" / "coachcard.js").read_text(encoding="utf-8")
     tips = re.findall(r"\{ id: '(\w+)'", coach)
     assert len(pics) >= 10 and len(tips) >= 8
     for lang in LANGS:
