@@ -9,8 +9,10 @@ the committer rendered for the other seats before committing (`nudge_frames`): t
 forwards those, renders what else its sockets need (the mover's seat, watchers, sockets more than one
 version behind: one `engine.view` and one JSON encoding per seat, no read), and gives each connection
 its frame: sent at once when the socket is idle, else queued for the connection's own handler thread
-(api.ws), so a slow or vanished client never blocks another socket. A nudge without the document (an
-older writer) goes to a renderer thread, which reads the game first.
+(api.ws), so a slow or vanished client never blocks another socket. The log keeps no events, so the
+nudge's frames begin with the version's events (a version whose nudge has none, e.g. a bot's move made
+by a GET, derives them by a replay when a socket needs them). A nudge without the document (one that
+could not be framed) is read first.
 
 Presence goes through the store (`set_presence` / `online_seats`, expiring entries refreshed by a
 heartbeat thread), so it is right across workers and hosts, and a worker killed with its sockets
@@ -30,8 +32,8 @@ from collections.abc import Callable, Iterable
 import engine
 from api import jsontext
 from api.errors import ApiError
-from api.night import RESERVED_SEAT, rematch_frame, table_info
-from api.service import BOT_SEAT, GameService, Loaded, entry_events
+from api.night import RESERVED_SEAT, table_info
+from api.service import BOT_SEAT, Events, GameService, Loaded
 from api.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -43,11 +45,6 @@ FLUSH = object()  # send the rest of a frame that a direct send could not hand o
 
 # A client that lets this many frames pile up unsent is not reading: drop it (it will resync).
 OUTBOX_LIMIT = 512
-# Threads per process that read and render pushed games whose nudge came without the document (an older
-# writer): one game's read (a store round trip) must not hold up every other game's push on the listener
-# thread. A game always goes to the same renderer, so its versions are rendered in order.
-RENDERERS = 4
-_STOP = object()
 
 
 def encode(message: dict) -> str:
@@ -55,37 +52,55 @@ def encode(message: dict) -> str:
     return jsontext.dumps(message)
 
 
-def state_frame(state, version: int, seat: int | None, raw_events: str | None,
+def state_frame(state, version: int, seat: int | None, events: list[dict] | None,
                 table: dict | None = None) -> str:
-    """Return the state frame of `version` as `seat` sees it (None: the table), with the events of its
-    log entry `raw_events` unless that is None, and `table` (api.night.table_info: the seats with their
-    names, the rematch game) when given."""
+    """Return the state frame of `version` as `seat` sees it (None: the table), with the version's
+    `events` (unredacted: redacted here) unless that is None, and `table` (api.night.table_info: the
+    seats with their names, the rematch game) when given."""
     message = {"type": "state", "version": version, "view": engine.view(state, seat)}
-    if raw_events is not None:
-        message["events"] = entry_events(raw_events, seat)
+    if events is not None:
+        message["events"] = engine.redact_events(events, seat)
     if table is not None:
         message.update(table)
     return encode(message)
 
 
-def nudge_frames(state, version: int, entry: str, seats: list, mover: int, table: dict | None = None) -> str:
-    """Return the frames that ride a commit's nudge (GameService.act's `frames`): the state frame of
-    `version` with the events of `entry` (and `table`), for each seat other than the `mover` that a
-    player holds, as "<seat>:<frame>" lines. The mover's own sockets are mostly on the committing
-    process, which renders theirs after the commit; free, bot and reserved seats have no socket."""
-    return "\n".join(f"{seat}:{state_frame(state, version, seat, entry, table)}"
-                     for seat, holder in enumerate(seats)
-                     if seat != mover and holder is not None and holder not in (BOT_SEAT, RESERVED_SEAT))
+def nudge_frames(state, version: int, events: list[dict], seats: list, mover: int,
+                 table: dict | None = None) -> str:
+    """Return what rides a commit's nudge (GameService.act's `frames`): the version's unredacted
+    `events` as a JSON line (the log keeps no events; other processes render the mover's and the
+    watchers' frames from it), then the state frame of `version` with the events (and `table`) for
+    each seat other than the `mover` that a player holds, as "<seat>:<frame>" lines. The mover's own
+    sockets are mostly on the committing process, which renders theirs after the commit; free, bot and
+    reserved seats have no socket."""
+    return "\n".join([jsontext.dumps(events)] + [
+        f"{seat}:{state_frame(state, version, seat, events, table)}"
+        for seat, holder in enumerate(seats)
+        if seat != mover and holder is not None and holder not in (BOT_SEAT, RESERVED_SEAT)])
 
 
-def _rendered(text: str) -> dict[tuple[int | None, bool], str]:
-    """Parse nudge_frames' text into the frames cache of Hub._render."""
+def _rendered(text: str) -> tuple[dict[tuple[int | None, bool], str], list[dict] | None]:
+    """Parse nudge_frames' text into (the frames cache of Hub._render, the events; None if absent)."""
     frames: dict[tuple[int | None, bool], str] = {}
+    events = None
     for line in text.split("\n") if text else ():
+        if line.startswith("["):
+            events = jsontext.loads_own(line)
+            continue
         seat, sep, frame = line.partition(":")
         if sep and seat.isdigit():
             frames[(int(seat), True)] = frame
-    return frames
+    return frames, events
+
+
+def _announcement(events: Events) -> str | None:
+    """Return the rematch frame when `events` are those of the version that linked the rematch (a
+    change at the table: its events are always a list, never derived by replay)."""
+    if isinstance(events, list):
+        for event in events:
+            if event["type"] == "rematch":
+                return encode({"type": "rematch", "game_id": event["game_id"]})
+    return None
 
 
 class Connection:
@@ -184,7 +199,6 @@ class Hub:
         self._games: dict[str, set[Connection]] = {}
         self._cancel: Callable[[], None] | None = None
         self._heartbeat: threading.Thread | None = None
-        self._renderers: list[tuple[queue.SimpleQueue, threading.Thread]] = []
         self._stop = threading.Event()
         # Presence has no version: reads and offers go in one order, so a socket never ends up with
         # an older read offered after a newer one.
@@ -206,12 +220,6 @@ class Hub:
                     self._on_nudge, on_reset=self._on_reset, on_presence=self._on_presence, snapshots=True)
                 self._heartbeat = threading.Thread(target=self._beat, name="hub-presence", daemon=True)
                 self._heartbeat.start()
-                for i in range(RENDERERS):
-                    inbox: queue.SimpleQueue = queue.SimpleQueue()
-                    thread = threading.Thread(target=self._render_loop, args=(inbox,), name=f"hub-render-{i}",
-                                              daemon=True)
-                    thread.start()
-                    self._renderers.append((inbox, thread))
             self._games.setdefault(conn.game_id, set()).add(conn)
         if conn.seat is not None:
             try:
@@ -244,20 +252,15 @@ class Hub:
             return [c for conns in self._games.values() for c in conns]
 
     def close(self) -> None:
-        """Cancel the subscription, stop the heartbeat and the renderers (the sockets' handlers end on
-        their own)."""
+        """Cancel the subscription and stop the heartbeat (the sockets' handlers end on their own)."""
         with self._lock:
             cancel, self._cancel = self._cancel, None
             beat, self._heartbeat = self._heartbeat, None
-            renderers, self._renderers = self._renderers, []
         self._stop.set()
         if cancel is not None:
             cancel()
-        for inbox, _thread in renderers:
-            inbox.put(_STOP)
-        for thread in [beat, *(thread for _inbox, thread in renderers)]:
-            if thread is not None and thread is not threading.current_thread():
-                thread.join(timeout=5)
+        if beat is not None and beat is not threading.current_thread():
+            beat.join(timeout=5)
 
     # ------------------------------------------------------------------ rendering
 
@@ -266,19 +269,20 @@ class Hub:
 
         Raises ApiError (unknown_game) and StoreUnavailable from the load.
         """
-        game, entry = self._service.latest(conn.game_id)
-        self._render(game, entry, [conn])
+        game, events = self._service.latest(conn.game_id)
+        self._render(game, events, [conn])
 
     def send_presence(self, conn: Connection) -> None:
         """Queue the game's current presence for `conn` (raises StoreUnavailable)."""
         with self._presence_lock:
             conn.offer_presence(self._store.online_seats(conn.game_id))
 
-    def _render(self, game: Loaded, raw_events: str | None, conns: list[Connection],
+    def _render(self, game: Loaded, events: Events, conns: list[Connection],
                 last_seat: int | None = None) -> None:
-        """Queue `game`'s state for every connection in `conns`, rendering each seat once; `raw_events`
-        (the log entry of game.version) goes along to the sockets that held the version before. The
-        sockets of `last_seat` (the mover, who knows the move already) are served after the others."""
+        """Queue `game`'s state for every connection in `conns`, rendering each seat once; `events`
+        (of game.version, see api.service.Events) go along to the sockets that held the version
+        before. The sockets of `last_seat` (the mover, who knows the move already) are served after
+        the others."""
         live = []
         for conn in conns:
             if conn.seat is not None and game.seats[conn.seat] != conn.token_hash:
@@ -293,20 +297,25 @@ class Hub:
         if last_seat is not None:
             live.sort(key=lambda conn: conn.seat == last_seat)
         # The frames the committer rendered (nudge_frames) are the ones this would render.
-        frames = _rendered(game.frames) if raw_events is not None else {}
+        frames = _rendered(game.frames)[0] if events is not None else {}
         table = table_info(game.doc)
+        derived: list = []  # the events, once derived (a move's come from a replay)
 
         def frame(seat: int | None, with_events: bool) -> str:
             key = (seat, with_events)
             if key not in frames:  # rendered when first needed: the first socket need not wait for others
-                events = raw_events if with_events else None
-                frames[key] = state_frame(game.state(), game.version, seat, events, table)
+                shown = None
+                if with_events:
+                    if not derived:
+                        derived.append(events() if callable(events) else events)
+                    shown = derived[0]
+                frames[key] = state_frame(game.state(), game.version, seat, shown, table)
             return frames[key]
 
         for conn in live:
             conn.offer_state(game.version, lambda previous, seat=conn.seat: frame(
-                seat, raw_events is not None and previous == game.version - 1))
-        announce = rematch_frame(raw_events)  # this version linked the rematch: offer it to everyone
+                seat, events is not None and previous == game.version - 1))
+        announce = _announcement(events)  # this version linked the rematch: offer it to everyone
         if announce is not None:
             for conn in live:
                 conn.push(announce)
@@ -314,33 +323,27 @@ class Hub:
     # ------------------------------------------------------------------ store callbacks
 
     def _on_nudge(self, game_id: str, version: int, snapshot: tuple[str, str, str] | None = None) -> None:
-        """A commit of `game_id` reached `version` (`snapshot`: its document, log entry and frames, when
-        the store sent them): push it to the local sockets here, or, without a snapshot, hand it to the
-        game's renderer thread, which reads it (listener thread)."""
+        """A commit of `game_id` reached `version` (`snapshot`: its document, log entry and frames;
+        None when the document could not ride the nudge, then it is read): push it to the local
+        sockets here, on the listener thread."""
         conns = self.connections(game_id)
         if not conns or all(conn.version >= version for conn in conns):
             return  # not ours, or already sent (pushed by the worker that committed it)
-        if snapshot is not None:
-            # Nothing to read, so nothing that could hold up other games' pushes: render here and
-            # spare the hand-over to another thread (measured: p50 of a push 1.74 -> 1.54 ms).
-            try:
-                self._push(game_id, version, snapshot)
-            except Exception:
-                log.exception("push of %s v%s failed", game_id, version)
-            return
-        renderers = self._renderers
-        if renderers:
-            renderers[hash(game_id) % len(renderers)][0].put((game_id, version, snapshot))
+        try:
+            self._push(game_id, version, snapshot)
+        except Exception:
+            log.exception("push of %s v%s failed", game_id, version)
 
-    def push_committed(self, game_id: str, game: Loaded, entry: str, mover: int | None = None) -> None:
-        """Bring this process's sockets of `game_id` to `game` (as just committed here, with its log
-        `entry`) now, on the calling thread: the local sockets need not wait for the store's nudge, and
-        nothing is read back; the `mover` seat's sockets come last. Never raises: the move is committed
-        whatever happens to a push."""
+    def push_committed(self, game_id: str, game: Loaded, events: list[dict],
+                       mover: int | None = None) -> None:
+        """Bring this process's sockets of `game_id` to `game` (as just committed here, with its
+        unredacted `events`) now, on the calling thread: the local sockets need not wait for the store's
+        nudge, and nothing is read back; the `mover` seat's sockets come last. Never raises: the move
+        is committed whatever happens to a push."""
         try:
             conns = self.connections(game_id)
             if conns and any(conn.version < game.version for conn in conns):
-                self._refresh(game_id, conns, game, entry, mover)
+                self._refresh(game_id, conns, game, events, mover)
         except Exception:
             log.exception("push of %s v%s failed", game_id, game.version)
 
@@ -353,27 +356,22 @@ class Hub:
         else:
             doc, entry, frames = snapshot
             game = Loaded(version, jsontext.loads_own(doc), doc, frames=frames)
-            self._refresh(game_id, conns, game, entry)
+            carried = _rendered(frames)[1]
+            self._refresh(game_id, conns, game,
+                          carried if carried is not None else self._service.events_of(game_id, game, entry))
             # The next move here starts from it (api.recent), decoded now that the sockets have their
             # frames, off the path of both pushes. A move that comes even sooner reads the game first.
             game.state()
             self._service.remember(game_id, game)
 
-    def _render_loop(self, inbox: queue.SimpleQueue) -> None:
-        while (item := inbox.get()) is not _STOP:
-            try:
-                self._push(*item)
-            except Exception:  # a bug in one push must not stop the pushes of other games
-                log.exception("push of %s v%s failed", *item[:2])
-
     def _refresh(self, game_id: str, conns: list[Connection], game: Loaded | None = None,
-                 entry: str | None = None, last_seat: int | None = None) -> None:
+                 events: Events = None, last_seat: int | None = None) -> None:
         """Render `game` (None: read the latest version) for `conns` (`last_seat` last); a store outage
         tells them to resync."""
         try:
             if game is None:
-                game, entry = self._service.latest(game_id)
-            self._render(game, entry, conns, last_seat)
+                game, events = self._service.latest(game_id)
+            self._render(game, events, conns, last_seat)
         except ApiError:  # expired meanwhile: nothing to show
             return
         except StoreUnavailable:

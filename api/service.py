@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import engine
 import engine.bots
-from api import auth, jsontext, night, records
+from api import auth, gamelog, jsontext, night, records
 from api.errors import ApiError
 from api.recent import RecentGames
 from api.store.base import GameStore
@@ -27,15 +27,16 @@ from engine.bots import hint as hint_bot
 
 MODES = ("duo", "solo")
 GAME_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
-# Seats changes are logged beside the engine's events; the log entry is an object, not a list.
-SEAT_EVENT = {"joined": "seat_joined", "transferred": "seat_transferred"}
 # The seat-hash placeholder of a bot's seat: never equal to a token hash (64 hex digits).
 BOT_SEAT = "bot"
 # A safety net for one run of bot moves (a bot's whole turn is a dozen actions at most).
 MAX_BOT_MOVES = 200
 
-# frames(state, version, log entry, seats, mover, table) -> text: see GameService.act.
-Frames = Callable[[object, int, str, list, int, dict], str]
+# The unredacted events of one version: None (version 1 has none), the list, or a function that
+# returns the list (derived by replaying the game, only when some socket needs them).
+Events = list | Callable[[], list] | None
+# frames(state, version, events, seats, mover, table) -> text: see GameService.act.
+Frames = Callable[[object, int, list, list, int, dict], str]
 
 
 def dumps(obj) -> str:
@@ -121,6 +122,8 @@ class GameService:
         """Return the common part of every answer about one game, as `seat` may see it."""
         body = {"game_id": game_id, "version": version, "seat": seat, "view": engine.view(state, seat),
                 **night.table_info(doc), "seed_commitment": _commitment(doc)}
+        if doc.get("t"):
+            body["tutorial"] = True
         if seat is not None and doc.get("j"):
             # Seated players may show the open join code again (QR on the first phone).
             body["join_code"] = doc["j"]
@@ -138,25 +141,46 @@ class GameService:
 
     def events(self, game_id: str, token: str | None, since: int) -> dict:
         """Return {game_id, version, seat, log: [{version, events}]} for versions > since, redacted."""
-        entries = self.store.log_since(game_id, since) if GAME_ID_RE.match(game_id) else []
         game = self._load(game_id)
         seat = self._seat(game, token, required=False)
-        log = []
-        for version, raw in entries:
-            if version > game.version:  # committed after our load: the caller will see it next time
-                break
-            log.append({"version": version, "events": entry_events(raw, seat)})
+        log = [{"version": step.version, "events": engine.redact_events(step.events, seat)}
+               for step in self._replay(game_id, game) if step.version > since]
         return {"game_id": game_id, "version": game.version, "seat": seat, "log": log}
 
-    def latest(self, game_id: str) -> tuple[Loaded, str | None]:
-        """Return the stored game and the raw log entry of its version (None when not kept), read at
-        once, for callers that render it for several seats (the websocket hub); every payload made
-        from it must go through `Loaded.views` / `entry_events`. Raises unknown_game."""
+    def latest(self, game_id: str) -> tuple[Loaded, Events]:
+        """Return the stored game and the events of its version (see `events_of`), read at once, for
+        callers that render it for several seats (the websocket hub); every payload made from them
+        goes through `engine.view` / `engine.redact_events`. Raises unknown_game."""
         found = self.store.load_latest(game_id) if GAME_ID_RE.match(game_id) else None
         if found is None:
             raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")
         version, raw, entry = found
-        return Loaded(version, jsontext.loads_own(raw), raw), entry
+        game = Loaded(version, jsontext.loads_own(raw), raw)
+        return game, self.events_of(game_id, game, entry)
+
+    def events_of(self, game_id: str, game: Loaded, entry: str | None) -> Events:
+        """Return the unredacted events of `game`'s version, whose log entry is `entry`: None for the
+        first version (no entry); the list for a change at the table, which says them itself; for a
+        move, a function that returns them, by replaying the game (gamelog): called only when needed."""
+        if not entry:
+            return None
+        parsed = gamelog.parse(entry)
+        if isinstance(parsed, gamelog.Change):
+            return parsed.events()
+
+        def replayed() -> list[dict]:
+            step = next((s for s in self._replay(game_id, game) if s.version == game.version), None)
+            return step.events if step is not None else []
+
+        return replayed
+
+    def _replay(self, game_id: str, game: Loaded) -> list[gamelog.Step]:
+        """Return every version of `game` after the first, replayed from its start (gamelog): the
+        log read now may hold later versions, which are left out."""
+        doc = game.doc
+        start = engine.new_game(doc["m"], doc["k"][0], **doc.get("o", {}))
+        entries = [(v, e) for v, e in self.store.log_since(game_id, 1) if v <= game.version]
+        return list(gamelog.replay(start, entries))
 
     def join_link(self, game_id: str, token: str | None, code: str | None, client: str, base_url: str) -> str:
         """Return the join URL to draw as a QR code: for `code` if it is a live code of this game, else
@@ -188,10 +212,11 @@ class GameService:
         return self.ttl.game
 
     def create(self, mode: str, dealer: int | None, base_url: str, bot: str | None = None,
-               name: str | None = None) -> dict:
+               name: str | None = None, tutorial: bool = False) -> dict:
         """Start a game; return the creator's answer (seat 0, its token, and a join code for duo; with
         `bot` in duo, seat 1 is that bot's and there is no join code). `name`: the creator's name
-        (already cleaned: api.night.clean_name). Raises invalid_request."""
+        (already cleaned: api.night.clean_name). `tutorial` (solo): the fixed tutorial deal
+        (api.night.TUTORIAL_SEED). Raises invalid_request."""
         if mode not in MODES:
             raise ApiError("invalid_request", f"mode must be one of {', '.join(MODES)}")
         if bot is not None and bot not in engine.bots.BOTS:
@@ -200,7 +225,10 @@ class GameService:
         # Solo has one seat, so a dealer or a bot opponent means nothing there and is ignored.
         bot = bot if mode == "duo" else None
         options = {"dealer": dealer} if dealer is not None and mode == "duo" else {}
-        seed = secrets.randbelow(2**53)
+        if tutorial and mode != "solo":
+            raise ApiError("invalid_request", "The tutorial is a solo game.")
+        # The tutorial's seed is public (the record would show it anyway); its salt stays random.
+        seed = night.TUTORIAL_SEED if tutorial else secrets.randbelow(2**53)
         state = engine.new_game(mode, seed, **options)
         token = auth.new_token()
         now = int(time.time())
@@ -215,6 +243,8 @@ class GameService:
                "u": now}
         if name is not None:
             doc["n"] = night.with_name(None, len(seats), 0, name)
+        if tutorial:
+            doc["t"] = True
         for _ in range(20):
             game_id = secrets.token_urlsafe(12)
             code = None
@@ -271,8 +301,7 @@ class GameService:
         game = self.recent.get(game_id, expected) or self._load(game_id)
         game = self._catch_up(game_id, game)
         seat = self._seat(game, token, required=True)
-        # The same request, whatever the order of its keys: a client may re-serialise it on retry.
-        fingerprint = hashlib.sha256(json.dumps([seat, body], sort_keys=True).encode()).hexdigest()
+        fingerprint = _fingerprint(seat, body)
         if expected != game.version:
             if idem_key and expected < game.version:
                 # Maybe a retry of an answered request: ask the store. The stored version is already past
@@ -282,7 +311,7 @@ class GameService:
                                         fingerprint=fingerprint)
                 self._check_idempotency(res.status)
                 if res.status == "duplicate":
-                    return self._replayed(game_id, res.response, base_url), True
+                    return self._replayed(game_id, seat, res.version, base_url), True
             raise self._stale(game, seat, base_url)
 
         state = game.state()
@@ -298,28 +327,26 @@ class GameService:
 
         new_pos = engine.to_position(new_state)
         doc = dict(game.doc, p=new_pos, u=int(time.time()))
-        raw, entry = dumps(doc), log_entry(seat, body["action"], events)
-        pushed = (frames(new_state, game.version + 1, entry, doc["s"], seat, night.table_info(doc))
+        raw, entry = dumps(doc), gamelog.move(seat, body["action"])
+        pushed = (frames(new_state, game.version + 1, events, doc["s"], seat, night.table_info(doc))
                   if frames is not None else "")
-        # The idempotency record keeps what the answer is rendered from, not the answer: rendering it
-        # here, before the commit, would delay every push of the move (measured: about 75 us of CPU).
+        # The idempotency record keeps the version this request made, not the answer: a retry renders
+        # it again from the log (`_replayed`).
         res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, new_pos["phase"]),
-                                idem_key=idem_key, fingerprint=fingerprint,
-                                response=_replay_record(seat, game.version + 1, entry, raw), log=entry,
-                                frames=pushed)
+                                idem_key=idem_key, fingerprint=fingerprint, log=entry, frames=pushed)
         self._check_idempotency(res.status)
         if res.status == "ok":
             committed = Loaded(game.version + 1, doc, raw, new_state, pushed)
             self.recent.put(game_id, committed)
             if on_commit is not None:
-                on_commit(committed, entry)
+                on_commit(committed, events)
             self._play_bots(game_id, game.version + 1, doc, new_state, on_commit, frames)
             if not answer:
                 return None, False
             return self._answer(game_id, game.version + 1, doc, new_state, seat,
                                 engine.redact_events(events, seat), base_url), False
         if res.status == "duplicate":
-            return self._replayed(game_id, res.response, base_url), True
+            return self._replayed(game_id, seat, res.version, base_url), True
         # Someone else moved between our load and our commit: the caller must look again.
         raise self._stale(self._load(game_id), seat, base_url)
 
@@ -331,15 +358,21 @@ class GameService:
         body["events"] = events
         return dumps(body)
 
-    def _replayed(self, game_id: str, record: str, base_url: str) -> str:
-        """Return the answer kept by an idempotency record (see `_replay_record`), rendered again: the
-        same text as the first time (for the same base URL)."""
-        if not record.startswith(_REPLAY + "\n"):
-            return record  # the answer itself, as an older release stored it
-        _, seat, version, entry, raw = record.split("\n", 4)
-        doc = jsontext.loads_own(raw)
-        return self._answer(game_id, int(version), doc, engine.from_position(doc["p"]), int(seat),
-                            entry_events(entry, int(seat)), base_url)
+    def _replayed(self, game_id: str, seat: int, version: int, base_url: str) -> str:
+        """Return the answer to `seat`'s action that made `version`, rendered again from the log: the
+        same text as the first time (for the same base URL). The table (seats, names, join code) is
+        the one of that version: changes since are undone from their log entries."""
+        game = self._load(game_id)
+        steps = self._replay(game_id, game)
+        step = next((s for s in steps if s.version == version), None)
+        if step is None:  # pragma: no cover - a recorded version is in the log of a live game
+            raise ApiError("unknown_game", "The game has expired.")
+        doc = dict(game.doc, p=engine.to_position(step.state))
+        for later in reversed(steps):
+            if later.version > version and isinstance(later.entry, gamelog.Change):
+                doc = _undo_change(doc, later.entry)
+        return self._answer(game_id, version, doc, step.state, seat,
+                            engine.redact_events(step.events, seat), base_url)
 
     # ----------------------------------------------------------------- bots, hints, records
 
@@ -354,7 +387,7 @@ class GameService:
         log entry, publish). A conflict means someone else changed the game (a seat transfer, another
         request driving the same bot): that caller drives the bot on, so this one stops.
         """
-        if not doc.get("b") or "k" not in doc:
+        if not doc.get("b"):
             return version, doc, state
         seat, name = doc["b"]
         seed, salt = doc["k"]
@@ -366,8 +399,8 @@ class GameService:
                                         **self.bot_budgets.get(name, {}))
             new_state, events = engine.apply(state, action)
             new_doc = dict(doc, p=engine.to_position(new_state), u=int(time.time()))
-            raw, entry = dumps(new_doc), log_entry(seat, action, events)
-            pushed = (frames(new_state, version + 1, entry, new_doc["s"], seat, night.table_info(new_doc))
+            raw, entry = dumps(new_doc), gamelog.move(seat, action)
+            pushed = (frames(new_state, version + 1, events, new_doc["s"], seat, night.table_info(new_doc))
                       if frames is not None else "")
             res = self.store.commit(game_id, version, raw, ttl=self._ttl(new_doc, new_state.phase), log=entry,
                                     frames=pushed)
@@ -377,7 +410,7 @@ class GameService:
             committed = Loaded(version, doc, raw, state, pushed)
             self.recent.put(game_id, committed)
             if on_commit is not None:
-                on_commit(committed, entry)
+                on_commit(committed, events)
         return version, doc, state
 
     def _catch_up(self, game_id: str, game: Loaded) -> Loaded:
@@ -402,7 +435,7 @@ class GameService:
         if not view["legal_actions"]:
             raise ApiError("not_your_turn", "The game is over." if view["phase"] == "over"
                            else f"It is seat {view['active']}'s turn: hints are for your own turn.")
-        seed, salt = game.doc.get("k") or [0, game_id]
+        seed, salt = game.doc["k"]
         action, code, reason = hint_bot.hint(view, records.derived_seed(seed, salt, "hint", game.version,
                                                                         seat))
         return {"game_id": game_id, "version": game.version, "seat": seat, "action": action,
@@ -413,22 +446,18 @@ class GameService:
         action in order with its seat and version, and the result.
 
         Raises unknown_game, game_not_over (the seed stays secret until the end), record_unavailable
-        (a game created before records, or a log that no longer reaches back to the start)."""
+        (a log that does not reach back to the start: the store lost part of it)."""
         game = self._load(game_id)
         if game.doc["p"]["phase"] != "over":
             raise ApiError("game_not_over", "The record (and the seed) are published when the game is over.")
-        if "k" not in game.doc:
-            raise ApiError("record_unavailable", "This game was created before records were kept.")
-        entries = self.store.log_since(game_id, 1)
+        entries = [(v, e) for v, e in self.store.log_since(game_id, 1) if v <= game.version]
         if [v for v, _ in entries] != list(range(2, game.version + 1)):
             raise ApiError("record_unavailable", "The log of this game no longer reaches back to its start.")
         actions = []
-        for version, raw in entries:
-            entry = json.loads(raw) if raw else None
-            if isinstance(entry, dict) and "action" in entry:
-                actions.append({"version": version, "seat": entry["seat"], "action": entry["action"]})
-            elif not (isinstance(entry, dict) and "change" in entry):  # an action logged without it
-                raise ApiError("record_unavailable", "This game was played before records were kept.")
+        for version, text in entries:
+            entry = gamelog.parse(text)
+            if isinstance(entry, gamelog.Move):
+                actions.append({"version": version, "seat": entry.seat, "action": entry.action})
         bot = game.doc.get("b")
         given = night.names(game.doc)
         seats = [{"seat": i, "who": "bot", "bot": bot[1]} if bot and bot[0] == i
@@ -483,6 +512,7 @@ class GameService:
             version, raw = found
             doc = jsontext.loads_own(raw)
             seat, change = self._seat_for_code(doc, norm, binding)
+            was = night.names(doc)[seat]
             token = auth.new_token()
             seats = list(doc["s"])
             seats[seat] = auth.token_hash(token)
@@ -490,9 +520,12 @@ class GameService:
             if name is not None:
                 doc["n"] = night.with_name(doc.get("n"), len(seats), seat, name)
             phase = doc["p"]["phase"]
+            # What a replay needs to undo the change: the name before, the join code used.
+            undo = {} if night.names(doc)[seat] == was else {"was": was}
+            if change == "joined":
+                undo["code"] = norm
             res = self.store.commit(game_id, version, dumps(doc), ttl=self._ttl(doc, phase),
-                                    log=dumps({"seat": seat, "change": change,
-                                               "name": night.names(doc)[seat]}))
+                                    log=gamelog.change(seat, change, name=night.names(doc)[seat], **undo))
             if res.status == "ok":
                 self.store.delete_code(norm)
                 state = engine.from_position(doc["p"])
@@ -582,7 +615,7 @@ class GameService:
                 joined = Loaded(game.version + 1, doc, raw)
                 self.recent.put(rematch_id, joined)
                 if on_commit is not None:
-                    on_commit(joined, entry)
+                    on_commit(joined, gamelog.parse(entry).events())
                 return joined
         raise ApiError("stale_version", "The game is very busy; try again.")  # pragma: no cover
 
@@ -615,7 +648,7 @@ class GameService:
                 linked = Loaded(game.version + 1, doc, raw)
                 self.recent.put(game_id, linked)
                 if on_commit is not None:
-                    on_commit(linked, entry)
+                    on_commit(linked, gamelog.parse(entry).events())
                 return
             if res.status == "missing":
                 return
@@ -633,38 +666,32 @@ class GameService:
                 "transfer_url": join_url(base_url, code), "expires_in": self.ttl.transfer}
 
 
-# First line of an idempotency record written by `_replay_record` (an older release stored the answer).
-_REPLAY = "replay:1"
+def _fingerprint(seat: int, body: dict) -> str:
+    """Return the fingerprint of an action request: the same for the same request whatever the order
+    of its keys (a client may serialise it again on retry). 64 bits: it tells a retry from another
+    request sent under the same key by the same seat, which nobody gains by forging."""
+    return hashlib.sha256(json.dumps([seat, body], sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _replay_record(seat: int, version: int, entry: str, raw: str) -> str:
-    """Return the idempotency record of an action: everything its answer is rendered from (the mover's
-    seat, the version reached, the log entry, the document), one per line (compact JSON has none)."""
-    return f"{_REPLAY}\n{seat}\n{version}\n{entry}\n{raw}"
+def _undo_change(doc: dict, change: gamelog.Change) -> dict:
+    """Return `doc` as it was before `change`, a change at the table (to render an answer of an
+    earlier version again, byte for byte)."""
+    if change.kind == "rematch":
+        return dict(doc, r=None)
+    names = list(night.names(doc))
+    names[change.seat] = change.fields.get("was", change.fields.get("name"))
+    doc = dict(doc, n=names)
+    if change.kind == "joined":  # the seat was free (or kept for a rematch player: not taken either)
+        seats = list(doc["s"])
+        seats[change.seat] = None
+        doc["s"] = seats
+        doc["j"] = change.fields.get("code", doc.get("j"))
+    return doc
 
 
-def log_entry(seat: int, action: dict, events: list[dict]) -> str:
-    """Return the log entry of an accepted action: who took it, the action itself (for the game's
-    record) and the engine's events (unredacted: readers redact per seat with `entry_events`)."""
-    return dumps({"seat": seat, "action": action, "events": events})
-
-
-def entry_events(raw: str, seat: int | None) -> list[dict]:
-    """Return the events of one stored log entry as `seat` may see them (a change of seats included).
-
-    Entries are {"seat", "action", "events"} for an action, {"seat", "change"} for a change of seats,
-    or (games logged before records) the bare list of events."""
-    entry = json.loads(raw) if raw else []
-    if isinstance(entry, dict) and "change" in entry:  # a change of seats or of the table (api.night)
-        return [night.change_event(entry)]
-    if isinstance(entry, dict):
-        entry = entry["events"]
-    return engine.redact_events(entry, seat)
-
-
-def _commitment(doc: dict) -> str | None:
-    """Return the game's published seed commitment (None for a game created before records)."""
-    return records.commitment(*doc["k"]) if "k" in doc else None
+def _commitment(doc: dict) -> str:
+    """Return the game's published seed commitment."""
+    return records.commitment(*doc["k"])
 
 
 def join_url(base_url: str, code: str) -> str:

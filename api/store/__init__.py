@@ -11,11 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore, StoreUnavailable
+from .base import IDEMPOTENCY_TTL, CommitResult, GameStore, StoreUnavailable
 
 __all__ = [
     "IDEMPOTENCY_TTL",
-    "LOG_LIMIT",
     "CommitResult",
     "GameStore",
     "StoreUnavailable",

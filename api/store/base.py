@@ -1,9 +1,10 @@
 """The store contract: every backend (Redis, SQLite, memory) implements exactly this.
 
-A game is one opaque JSON document (engine position + seats + metadata, built by api/service.py) with a
-version. Version 1 is written by `create`; every later change is one `commit`, an atomic compare-and-set
-that also records the idempotency key, appends to the game's event log, refreshes the lifetime and
-announces the new version to subscribers. Nothing here knows the rules of the game.
+A game is one opaque JSON document (the latest state and the table, built by api/service.py) with a
+version, and a log of one short line per later version (what was done, api.gamelog). Version 1 is
+written by `create`; every later change is one `commit`, an atomic compare-and-set that also records
+the idempotency key, appends the log line, refreshes the lifetime and announces the new version to
+subscribers. Nothing here knows the rules of the game.
 """
 
 from __future__ import annotations
@@ -13,13 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-# How long an idempotency record is kept (draft-ietf-httpapi-idempotency-key-header: "at least 24 h").
+# How long an idempotency record is kept at least (draft-ietf-httpapi-idempotency-key-header: "at least
+# 24 h"). The records of one game are kept together: they all go this long after the game's last keyed
+# commit.
 IDEMPOTENCY_TTL = 24 * 3600
-
-# How many log entries a game keeps: the newest LOG_LIMIT; older ones are dropped on append. A game has
-# far fewer actions, so `log_since` is complete in practice; a reader whose first entry is not `since + 1`
-# must resync from the snapshot instead.
-LOG_LIMIT = 1000
 
 
 class StoreUnavailable(RuntimeError):
@@ -33,7 +31,8 @@ class CommitResult:
     status:
       "ok"        the document was written; `version` is the new version (expected + 1).
       "duplicate" the idempotency key was already used with the same fingerprint; nothing was written;
-                  `version` is the current version and `response` the stored first answer.
+                  `version` is the version that first commit produced (the caller renders its
+                  answer again from the log).
       "mismatch"  the idempotency key was already used with a different fingerprint; nothing written.
       "conflict"  the stored version is not `expected_version`; nothing written; `version` is current.
       "missing"   there is no such game (or it expired); nothing written; `version` is 0.
@@ -41,7 +40,6 @@ class CommitResult:
 
     status: Literal["ok", "duplicate", "mismatch", "conflict", "missing"]
     version: int
-    response: str | None = None
 
 
 class GameStore(ABC):
@@ -71,29 +69,30 @@ class GameStore(ABC):
         ttl: int,
         idem_key: str | None = None,
         fingerprint: str = "",
-        response: str = "",
         log: str = "",
         frames: str = "",
     ) -> CommitResult:
         """Atomically replace the document if the stored version equals `expected_version`.
 
         In one indivisible step: if `idem_key` was recorded for this game, answer "duplicate" (same
-        fingerprint) or "mismatch" (different one); otherwise if the version differs answer "conflict";
-        otherwise write `doc` at version expected+1, set the lifetime to `ttl` seconds, record
-        `idem_key -> (fingerprint, response)` for IDEMPOTENCY_TTL seconds (when a key is given), append
-        `(new_version, log)` to the game's log, and publish (game_id, new_version) to subscribers.
-        `frames` (text without meaning to the store: socket frames the committer rendered, see
-        api.hub) goes along with the nudge's snapshot and is stored nowhere.
+        fingerprint, with the version that key produced) or "mismatch" (different one); otherwise if
+        the version differs answer "conflict"; otherwise write `doc` at version expected+1, set the
+        lifetime to `ttl` seconds, record `idem_key -> (fingerprint, new version)` for at least
+        IDEMPOTENCY_TTL seconds (when a key is given), append `log` (one line: no newline) as the
+        entry of the new version, and publish (game_id, new_version) to subscribers. `frames` (text
+        without meaning to the store: what the committer rendered for subscribers, see api.hub) goes
+        along with the nudge's snapshot and is stored nowhere.
         """
 
     @abstractmethod
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
-        """Return the log entries (version, log) with version > `version`, oldest first."""
+        """Return the log entries (version, log) with version > `version`, oldest first. Every commit
+        since the game's creation has its entry: the log of a live game is complete."""
 
     def load_latest(self, game_id: str) -> tuple[int, str, str | None] | None:
-        """Return (version, doc, log) where `log` is the log entry of that very version (None when it is
-        not kept, e.g. version 1), or None when the game does not exist. One consistent read: backends
-        that can do it in one round trip override this (the websocket hub calls it for every push)."""
+        """Return (version, doc, log) where `log` is the log entry of that very version (None for
+        version 1), or None when the game does not exist. One consistent read: backends that can do it
+        in one round trip override this."""
         found = self.load(game_id)
         if found is None:
             return None

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore
+from .base import IDEMPOTENCY_TTL, CommitResult, GameStore
 from .broker import LocalBroker
 
 # Purge everything expired at most this often (seconds); between sweeps lookups skip expired entries.
@@ -25,7 +24,7 @@ class _Game:
     version: int
     doc: str
     expires_at: float
-    log: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=LOG_LIMIT))
+    log: list[str] = field(default_factory=list)  # the entry of version n + 2 at index n
 
 
 class MemoryStore(GameStore):
@@ -35,9 +34,9 @@ class MemoryStore(GameStore):
         self._clock = clock
         self._lock = threading.Lock()
         self._games: dict[str, _Game] = {}
-        # Idempotency records live beside the game (like Redis keys with their own TTL), not inside it:
-        # they outlive a game's shorter lifetime exactly as they do in the other backends.
-        self._idem: dict[tuple[str, str], tuple[str, str, float]] = {}
+        # Idempotency records per game, beside the game (as in Redis: they may outlive a game's shorter
+        # lifetime): game id -> (expiry, {key: (fingerprint, version produced)}).
+        self._idem: dict[str, tuple[float, dict[str, tuple[str, int]]]] = {}
         self._codes: dict[str, tuple[str, float]] = {}
         self._hits: dict[str, tuple[int, float]] = {}
         self._links: dict[str, tuple[str, float]] = {}  # game id -> (rematch id, expiry)
@@ -53,6 +52,7 @@ class MemoryStore(GameStore):
             if self._live_game(game_id, now) is not None:
                 return False
             self._games[game_id] = _Game(1, doc, now + ttl)
+            self._idem.pop(game_id, None)  # an earlier game's with this id
             return True
 
     def load(self, game_id: str) -> tuple[int, str] | None:
@@ -70,7 +70,6 @@ class MemoryStore(GameStore):
         ttl: int,
         idem_key: str | None = None,
         fingerprint: str = "",
-        response: str = "",
         log: str = "",
         frames: str = "",
     ) -> CommitResult:
@@ -79,12 +78,15 @@ class MemoryStore(GameStore):
             now = self._tick()
             game = self._live_game(game_id, now)
             current = 0 if game is None else game.version
-            if idem_key is not None:
-                record = self._idem.get((game_id, idem_key))
-                if record is not None and record[2] > now:
-                    if record[0] != fingerprint:
-                        return CommitResult("mismatch", current)
-                    return CommitResult("duplicate", current, record[1])
+            records = self._idem.get(game_id)
+            if records is not None and records[0] <= now:
+                del self._idem[game_id]
+                records = None
+            if idem_key is not None and records is not None and idem_key in records[1]:
+                recorded, produced = records[1][idem_key]
+                if recorded != fingerprint:
+                    return CommitResult("mismatch", current)
+                return CommitResult("duplicate", produced)
             if game is None:
                 return CommitResult("missing", 0)
             if game.version != expected_version:
@@ -92,9 +94,11 @@ class MemoryStore(GameStore):
             game.version += 1
             game.doc = doc
             game.expires_at = now + ttl
-            game.log.append((game.version, log))
+            game.log.append(log)
             if idem_key is not None:
-                self._idem[(game_id, idem_key)] = (fingerprint, response, now + IDEMPOTENCY_TTL)
+                kept = records[1] if records is not None else {}
+                kept[idem_key] = (fingerprint, game.version)
+                self._idem[game_id] = (now + IDEMPOTENCY_TTL, kept)
             version = game.version
         # Outside the lock: the broker only queues, but nothing else needs to wait for it.
         self._broker.publish(game_id, version, (doc, log, frames))
@@ -106,7 +110,7 @@ class MemoryStore(GameStore):
             game = self._live_game(game_id, self._tick())
             if game is None:
                 return []
-            return [entry for entry in game.log if entry[0] > version]
+            return [(v, entry) for v, entry in enumerate(game.log, start=2) if v > version]
 
     # -- rematch links -----------------------------------------------------------------------------
 
@@ -203,7 +207,7 @@ class MemoryStore(GameStore):
         if now >= self._next_sweep:
             self._next_sweep = now + _SWEEP_EVERY
             self._games = {k: g for k, g in self._games.items() if g.expires_at > now}
-            self._idem = {k: r for k, r in self._idem.items() if r[2] > now}
+            self._idem = {k: r for k, r in self._idem.items() if r[0] > now}
             self._codes = {k: c for k, c in self._codes.items() if c[1] > now}
             self._hits = {k: h for k, h in self._hits.items() if h[1] > now}
             self._links = {k: x for k, x in self._links.items() if x[1] > now}

@@ -3,8 +3,8 @@
 Keys (all of one game hash-tagged by its id, so each Lua script touches a single cluster slot):
 
     cg:v1:g:{<gid>}:state        hash  v=<version> s=<document>           lifetime = the game's ttl
-    cg:v1:g:{<gid>}:idem:<key>   string  JSON [fingerprint, response]       IDEMPOTENCY_TTL
-    cg:v1:g:{<gid>}:log          stream  id "<version>-0", field e=<log>   ttl; MAXLEN LOG_LIMIT
+    cg:v1:g:{<gid>}:idem         hash  <key>="<version> <fingerprint>"     IDEMPOTENCY_TTL after the last
+    cg:v1:g:{<gid>}:log          string  one line per version from 2 on    the game's ttl
     cg:v1:g:{<gid>}              pub/sub channel; message "<version>\n<document>\n<log entry>[\n<frames>]"
     cg:v1:g:{<gid>}:presence     zset  "<seat>|<member>" scored by expiry (ms, server clock)
     cg:v1:g:{<gid>}:seats        string  the online seats last announced ("0,1")
@@ -16,6 +16,10 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
 A commit is one Lua script (TECH-NOTES §3): idempotency check, CAS on the version, write, EXPIRE,
 idempotency record, log append and PUBLISH happen atomically in one round trip.
 
+Bytes per game are a budget (tests/perf/storage_bench.py): a game's idempotency records are fields of
+one hash (a key per record costs about 150 bytes, a field in a small hash about 60), and its log is one
+string the commit APPENDs a short line to (a stream entry costs several times its few bytes).
+
 Fan-out: one PSUBSCRIBE `cg:v1:g:*` per store object on its own connection (no socket_timeout, health
 checks every 30 s), read by redis-py's listener thread. If that connection drops, redis-py reconnects and
 re-subscribes on the listener's next read; nudges published meanwhile are lost, so the store then calls
@@ -23,11 +27,9 @@ every `on_reset` hook given to `subscribe` (the hub answers by telling its socke
 
 A nudge carries the committed document and log entry, so a subscriber renders it without reading the
 game back: one round trip less between a move and the other workers' sockets; and the frames the
-committer rendered for the other seats (api.hub), so that a subscriber mostly only forwards them. A
-document or log entry holding a newline (never compact JSON) goes as a bare "<version>", as from an
-older writer: then subscribers read. (A subscriber of a release before the frames would read the entry
-with the frames after it, fail to decode it and skip that push: in a rolling deploy, its sockets
-catch up with the next move or their reconnect.)
+committer rendered for its subscribers (api.hub), so that a subscriber mostly only forwards them. A
+document holding a newline (never compact JSON) cannot be framed so and goes as a bare "<version>":
+then subscribers read.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from .base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore, StoreUnavailable, without_snapshot
+from .base import IDEMPOTENCY_TTL, CommitResult, GameStore, StoreUnavailable, without_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -64,17 +66,17 @@ _LISTEN_SLICE = 0.25
 # Backoff while the pub/sub connection is down (seconds): first retry, cap.
 _RECONNECT_FIRST, _RECONNECT_CAP = 0.1, 2.0
 
-# KEYS: state, log[, idem].  ARGV: expected, doc, ttl, fingerprint, response, log, idem ttl, log limit,
-# channel, frames.  Returns {status, version[, response]}.
+# KEYS: state, log, idem.  ARGV: expected, doc, ttl, idem key ('' for none), fingerprint, log, idem ttl,
+# channel, frames.  Returns {status, version}: for a duplicate, the version the key's commit produced.
 _COMMIT = """
 local v = redis.call('HGET', KEYS[1], 'v')
 local current = v and tonumber(v) or 0
-if KEYS[3] then
-  local rec = redis.call('GET', KEYS[3])
+if ARGV[4] ~= '' then
+  local rec = redis.call('HGET', KEYS[3], ARGV[4])
   if rec then
-    rec = cjson.decode(rec)
-    if rec[1] ~= ARGV[4] then return {'mismatch', current} end
-    return {'duplicate', current, rec[2]}
+    local space = string.find(rec, ' ', 1, true)
+    if string.sub(rec, space + 1) ~= ARGV[5] then return {'mismatch', current} end
+    return {'duplicate', tonumber(string.sub(rec, 1, space - 1))}
   end
 end
 if current == 0 then return {'missing', 0} end
@@ -82,17 +84,18 @@ if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
 local new = tostring(current + 1)
 redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
-if KEYS[3] then
-  redis.call('SET', KEYS[3], cjson.encode({ARGV[4], ARGV[5]}), 'EX', ARGV[7])
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[4], new .. ' ' .. ARGV[5])
+  redis.call('EXPIRE', KEYS[3], ARGV[7])
 end
-redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[8], new .. '-0', 'e', ARGV[6])
+redis.call('APPEND', KEYS[2], ARGV[6] .. '\\n')
 redis.call('EXPIRE', KEYS[2], ARGV[3])
-if string.find(ARGV[2], '\\n', 1, true) or string.find(ARGV[6], '\\n', 1, true) then
-  redis.call('PUBLISH', ARGV[9], new)
-elseif ARGV[10] == '' then
-  redis.call('PUBLISH', ARGV[9], new .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[6])
+if string.find(ARGV[2], '\\n', 1, true) then
+  redis.call('PUBLISH', ARGV[8], new)
+elseif ARGV[9] == '' then
+  redis.call('PUBLISH', ARGV[8], new .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[6])
 else
-  redis.call('PUBLISH', ARGV[9], new .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[6] .. '\\n' .. ARGV[10])
+  redis.call('PUBLISH', ARGV[8], new .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[6] .. '\\n' .. ARGV[9])
 end
 return {'ok', current + 1}
 """
@@ -151,12 +154,13 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
 """
 
-# KEYS: state, log.  ARGV: doc, ttl.  A log left by an earlier game with this id would hold higher ids.
+# KEYS: state, log, idem.  ARGV: doc, ttl.  A log or records left by an earlier game with this id
+# (they may outlive its state by a moment) belong to that game.
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'v', '1', 's', ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[2], KEYS[3])
 return 1
 """
 
@@ -169,7 +173,7 @@ return n
 
 
 def game_key(game_id: str, part: str) -> str:
-    """Return the key of one part ("state", "log", "idem:<key>") of a game."""
+    """Return the key of one part ("state", "log", "idem") of a game."""
     return f"{_CHANNEL_HEAD}{game_id}}}:{part}"
 
 
@@ -240,7 +244,7 @@ class RedisStore(GameStore):
     def create(self, game_id: str, doc: str, ttl: int) -> bool:
         """Store `doc` at version 1 for `ttl` seconds; return False if the game exists."""
         with _errors():
-            keys = [game_key(game_id, "state"), game_key(game_id, "log")]
+            keys = [game_key(game_id, "state"), game_key(game_id, "log"), game_key(game_id, "idem")]
             return self._create(keys=keys, args=[doc, ttl]) == 1
 
     def load(self, game_id: str) -> tuple[int, str] | None:
@@ -258,22 +262,18 @@ class RedisStore(GameStore):
         ttl: int,
         idem_key: str | None = None,
         fingerprint: str = "",
-        response: str = "",
         log: str = "",
         frames: str = "",
     ) -> CommitResult:
         """Compare-and-set as specified in GameStore.commit, in one Lua script; raises StoreUnavailable."""
-        keys = [game_key(game_id, "state"), game_key(game_id, "log")]
-        if idem_key is not None:
-            keys.append(game_key(game_id, "idem:" + idem_key))
+        keys = [game_key(game_id, "state"), game_key(game_id, "log"), game_key(game_id, "idem")]
         args = [
-            expected_version, doc, ttl, fingerprint, response, log,
-            IDEMPOTENCY_TTL, LOG_LIMIT, game_channel(game_id), frames,
+            expected_version, doc, ttl, "" if idem_key is None else idem_key, fingerprint, log,
+            IDEMPOTENCY_TTL, game_channel(game_id), frames,
         ]  # fmt: skip
         with _errors():
-            reply = self._run(self._commit, keys, args)
-        status, version = reply[0], int(reply[1])
-        return CommitResult(status, version, reply[2] if len(reply) > 2 else None)
+            status, version = self._run(self._commit, keys, args)
+        return CommitResult(status, int(version))
 
     def _run(self, script: Any, keys: list[str], args: list) -> Any:
         """Return the reply of `script` run on a pooled connection: one write, one read.
@@ -323,20 +323,19 @@ class RedisStore(GameStore):
         with _errors():
             pipe = self._client.pipeline(transaction=True)
             pipe.hmget(game_key(game_id, "state"), ["v", "s"])
-            pipe.xrevrange(game_key(game_id, "log"), "+", "-", count=1)
-            (version, doc), last = pipe.execute()
+            pipe.get(game_key(game_id, "log"))
+            (version, doc), log = pipe.execute()
         if version is None:
             return None
-        entry = None
-        if last and int(last[0][0].partition("-")[0]) == int(version):
-            entry = last[0][1]["e"]
+        entries = _entries(log)
+        entry = entries[-1][1] if entries and entries[-1][0] == int(version) else None
         return int(version), doc, entry
 
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
-        """Return the kept log entries with version > `version`, oldest first ([] for a missing game)."""
+        """Return the log entries with version > `version`, oldest first ([] for a missing game)."""
         with _errors():
-            entries = self._client.xrange(game_key(game_id, "log"), f"{max(version, 0) + 1}-0", "+")
-        return [(int(entry_id.partition("-")[0]), fields["e"]) for entry_id, fields in entries]
+            log = self._client.get(game_key(game_id, "log"))
+        return [(v, entry) for v, entry in _entries(log) if v > version]
 
     # -- rematch links -----------------------------------------------------------------------------
 
@@ -548,6 +547,11 @@ class RedisStore(GameStore):
                 break
             self._client.connection_pool.release(conn)
         self._client.close()
+
+
+def _entries(log: str | None) -> list[tuple[int, str]]:
+    """Return the (version, entry) pairs of a stored log string: its n-th line is version n + 1's."""
+    return list(enumerate(log.split("\n")[:-1], start=2)) if log else []
 
 
 @contextmanager

@@ -5,6 +5,8 @@
 - One connection per thread (sqlite3 connections are not safe to share); every write is one
   `BEGIN IMMEDIATE` transaction, so the idempotency check, the compare-and-set
   (`UPDATE ... WHERE id=? AND version=?`), the idempotency record and the log append commit together.
+- A game is one row: its document and its log (one line per version from 2 on, appended by each
+  commit); an idempotency record is the request's fingerprint and the version it produced.
 - Lifetimes are wall-clock `expires_at` columns (the file outlives the process, a monotonic clock does
   not); expired rows read as absent and are purged lazily.
 - Fan-out is an in-process broker: subscribers in *this process* hear commits made through *this store
@@ -21,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore, StoreUnavailable
+from .base import IDEMPOTENCY_TTL, CommitResult, GameStore, StoreUnavailable
 from .broker import LocalBroker
 
 # Purge expired rows at most this often (seconds).
@@ -29,16 +31,18 @@ _SWEEP_EVERY = 60.0
 # How long a writer waits for the write lock held by another connection before giving up (ms).
 _BUSY_TIMEOUT_MS = 5000
 
+# The layout's number, kept in the file (PRAGMA user_version). Files of any other number were written by
+# development builds before the first release: their tables are dropped and made afresh.
+SCHEMA_VERSION = 2
+_DROP = "DROP TABLE IF EXISTS games; DROP TABLE IF EXISTS idem; DROP TABLE IF EXISTS log;"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY, version INTEGER NOT NULL, doc TEXT NOT NULL, expires_at REAL NOT NULL
+    id TEXT PRIMARY KEY, version INTEGER NOT NULL, doc TEXT NOT NULL, log TEXT NOT NULL,
+    expires_at REAL NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS idem (
-    game_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, response TEXT NOT NULL,
+    game_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, version INTEGER NOT NULL,
     expires_at REAL NOT NULL, PRIMARY KEY (game_id, key)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS log (
-    game_id TEXT NOT NULL, version INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (game_id, version)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS codes (
     code TEXT PRIMARY KEY, game_id TEXT NOT NULL, expires_at REAL NOT NULL
@@ -82,6 +86,9 @@ class SqliteStore(GameStore):
         with self._errors():
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
+            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                conn.executescript(_DROP)
+                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             conn.executescript(_SCHEMA)
 
     # -- games -------------------------------------------------------------------------------------
@@ -92,10 +99,10 @@ class SqliteStore(GameStore):
             row = conn.execute("SELECT expires_at FROM games WHERE id=?", (game_id,)).fetchone()
             if row is not None and row[0] > now:
                 return False
-            if row is not None:  # an expired game with this id: purge it and its log first
+            if row is not None:  # an expired game with this id: purge it and its records first
                 self._purge_game(conn, game_id)
             conn.execute(
-                "INSERT INTO games (id, version, doc, expires_at) VALUES (?, 1, ?, ?)",
+                "INSERT INTO games (id, version, doc, log, expires_at) VALUES (?, 1, ?, '', ?)",
                 (game_id, doc, now + ttl),
             )
             return True
@@ -121,7 +128,6 @@ class SqliteStore(GameStore):
         ttl: int,
         idem_key: str | None = None,
         fingerprint: str = "",
-        response: str = "",
         log: str = "",
         frames: str = "",
     ) -> CommitResult:
@@ -133,54 +139,45 @@ class SqliteStore(GameStore):
             current = 0 if row is None else row[0]
             if idem_key is not None:
                 record = conn.execute(
-                    "SELECT fingerprint, response FROM idem WHERE game_id=? AND key=? AND expires_at>?",
+                    "SELECT fingerprint, version FROM idem WHERE game_id=? AND key=? AND expires_at>?",
                     (game_id, idem_key, now),
                 ).fetchone()
                 if record is not None:
                     if record[0] != fingerprint:
                         return CommitResult("mismatch", current)
-                    return CommitResult("duplicate", current, record[1])
+                    return CommitResult("duplicate", record[1])
             if row is None:
                 return CommitResult("missing", 0)
             new_version = expected_version + 1
             # The compare-and-set proper. Under BEGIN IMMEDIATE nobody else can write in between, so the
             # version check above would do; the WHERE clause keeps the update correct on its own.
             updated = conn.execute(
-                "UPDATE games SET version=?, doc=?, expires_at=? WHERE id=? AND version=?",
-                (new_version, doc, now + ttl, game_id, expected_version),
+                "UPDATE games SET version=?, doc=?, log=log || ?, expires_at=? WHERE id=? AND version=?",
+                (new_version, doc, log + "\n", now + ttl, game_id, expected_version),
             ).rowcount
             if updated == 0:
                 return CommitResult("conflict", current)
             if idem_key is not None:
                 conn.execute(
-                    "INSERT OR REPLACE INTO idem (game_id, key, fingerprint, response, expires_at)"
+                    "INSERT OR REPLACE INTO idem (game_id, key, fingerprint, version, expires_at)"
                     " VALUES (?, ?, ?, ?, ?)",
-                    (game_id, idem_key, fingerprint, response, now + IDEMPOTENCY_TTL),
+                    (game_id, idem_key, fingerprint, new_version, now + IDEMPOTENCY_TTL),
                 )
-            conn.execute(
-                "INSERT OR REPLACE INTO log (game_id, version, entry) VALUES (?, ?, ?)",
-                (game_id, new_version, log),
-            )
-            conn.execute(
-                "DELETE FROM log WHERE game_id=? AND version<=?", (game_id, new_version - LOG_LIMIT)
-            )
         # Published only after COMMIT succeeded, so a subscriber that reloads sees the new version.
         self._broker.publish(game_id, new_version, (doc, log, frames))
         return CommitResult("ok", new_version)
 
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
-        """Return the kept log entries with version > `version`, oldest first ([] for a missing game)."""
+        """Return the log entries with version > `version`, oldest first ([] for a missing game)."""
         with self._errors():
-            rows = (
+            row = (
                 self._conn()
-                .execute(
-                    "SELECT l.version, l.entry FROM log l JOIN games g ON g.id = l.game_id"
-                    " WHERE l.game_id=? AND l.version>? AND g.expires_at>? ORDER BY l.version",
-                    (game_id, version, self._clock()),
-                )
-                .fetchall()
+                .execute("SELECT log FROM games WHERE id=? AND expires_at>?", (game_id, self._clock()))
+                .fetchone()
             )
-        return [(v, entry) for v, entry in rows]
+        if row is None or not row[0]:
+            return []
+        return [(v, entry) for v, entry in enumerate(row[0].split("\n")[:-1], start=2) if v > version]
 
     # -- rematch links -----------------------------------------------------------------------------
 
@@ -340,14 +337,11 @@ class SqliteStore(GameStore):
     @staticmethod
     def _purge_game(conn: sqlite3.Connection, game_id: str) -> None:
         conn.execute("DELETE FROM games WHERE id=?", (game_id,))
-        conn.execute("DELETE FROM log WHERE game_id=?", (game_id,))
+        conn.execute("DELETE FROM idem WHERE game_id=?", (game_id,))
 
     @staticmethod
     def _sweep(conn: sqlite3.Connection, now: float) -> None:
         """Delete everything expired (inside the caller's write transaction)."""
-        conn.execute(
-            "DELETE FROM log WHERE game_id IN (SELECT id FROM games WHERE expires_at<=?)", (now,)
-        )
         conn.execute("DELETE FROM games WHERE expires_at<=?", (now,))
         conn.execute("DELETE FROM idem WHERE expires_at<=?", (now,))
         conn.execute("DELETE FROM codes WHERE expires_at<=?", (now,))

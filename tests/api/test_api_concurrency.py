@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 
 import engine
-from tests.api.fixtures_api import api_store, bearer, client, make_app, new_game, replay, stored  # noqa: F401
+from tests.api.fixtures_api import API, Game, api_store, bearer, client, make_app, new_game, replay, stored  # noqa: F401
 
 THREADS = 8
 
@@ -107,24 +106,31 @@ def test_retry_returns_the_first_answer_and_applies_nothing(client, api_store):
     play_first_legal(game, 0, "key-2")
     late = game.act(0, action, version=1, key="key-1")
     assert late.status_code == 200 and late.get_json() == first.get_json()
-    # The record keeps what the answer is rendered from (api.service._replay_record): the same bytes.
+    # The record keeps the version the request made; the answer is rendered again from the log: the
+    # same bytes.
     assert late.data == first.data
     assert stored(api_store, game.id)[0] == 3
 
 
-def test_an_answer_stored_whole_by_an_older_release_is_replayed_as_is(client, api_store):
-    """Before the replay records, the idempotency record held the answer's JSON text itself."""
-    game = new_game(client, "solo")
-    action = game.get(0).get_json()["view"]["legal_actions"][0]
-    fingerprint = hashlib.sha256(json.dumps([0, {"action": action, "version": 1}], sort_keys=True)
-                                 .encode()).hexdigest()
-    old_answer = json.dumps({"game_id": game.id, "version": 2, "written": "by an older release"})
-    version, raw = api_store.load(game.id)
-    assert api_store.commit(game.id, version, raw, ttl=600, idem_key="old-key", fingerprint=fingerprint,
-                            response=old_answer).status == "ok"
-    resp = game.act(0, action, version=1, key="old-key")
-    assert resp.status_code == 200 and resp.headers["Idempotent-Replayed"] == "true"
-    assert resp.data.decode() == old_answer
+def test_a_retry_after_the_other_player_joined_is_the_first_answer_byte_for_byte(client, api_store):
+    """The answer is rendered again from the log: the table (seat taken, names, the open join code)
+    is the one of the version the move made, not the one after the join."""
+    for dealer in (0, 1):
+        body = {"mode": "duo", "dealer": dealer, "name": "Ann"}
+        created = client.post(f"{API}/games", json=body).get_json()
+        if created["view"]["active"] == 0:
+            break
+    assert created["view"]["active"] == 0 and created["join_code"]
+    game = Game(client, created["game_id"], {0: created["token"]}, created["version"], created)
+    action = created["view"]["legal_actions"][0]
+    first = game.act(0, action, version=1, key="before-join")
+    assert first.status_code == 200 and first.get_json()["join_code"] == created["join_code"]
+    joined = client.post(f"{API}/games/join", json={"code": created["join_code"], "name": "Bo"})
+    assert joined.status_code == 200
+    again = game.act(0, action, version=1, key="before-join")
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.data == first.data
+    assert game.get(0).get_json()["seats"][1] == {"seat": 1, "taken": True, "name": "Bo"}
 
 
 def test_same_key_with_another_request_is_refused(client, api_store):

@@ -9,10 +9,10 @@ import queue
 import pytest
 
 import engine
-from api import auth
+from api import auth, jsontext
 from api.hub import Connection, Hub, nudge_frames, state_frame
 from api.night import table_info
-from api.service import BOT_SEAT, GameService, Lifetimes, dumps, log_entry
+from api.service import BOT_SEAT, GameService, Lifetimes, dumps
 from api.store.memory import MemoryStore
 
 BASE = "http://table.test/"
@@ -62,43 +62,45 @@ def test_the_committer_renders_the_frames_of_the_other_players_seats_only():
     other = 1 - mover
     action = engine.legal_actions(state)[0]
     state, events = engine.apply(state, action)
-    entry = log_entry(mover, action, events)
     seats = ["a" * 64, "b" * 64]
-    assert nudge_frames(state, 7, entry, seats, mover) == f"{other}:{state_frame(state, 7, other, entry)}"
+    # First the move's events (the log keeps none: other processes render from these), then the frames.
+    head = jsontext.dumps(events)
+    frame = state_frame(state, 7, other, events)
+    assert nudge_frames(state, 7, events, seats, mover) == f"{head}\n{other}:{frame}"
     # A free seat or a bot's has no socket; solo has no other seat.
     seats[other] = None
-    assert nudge_frames(state, 7, entry, seats, mover) == ""
+    assert nudge_frames(state, 7, events, seats, mover) == head
     seats[other] = BOT_SEAT
-    assert nudge_frames(state, 7, entry, seats, mover) == ""
+    assert nudge_frames(state, 7, events, seats, mover) == head
 
 
 def test_a_nudge_s_frames_are_forwarded_and_the_rest_is_rendered(service):
     game_id, tokens = duo(service)
     hub = Hub(service, ping_interval=25)
     try:
-        game, _entry = service.latest(game_id)
+        game, _events = service.latest(game_id)
         state = game.state()
         mover = state.active
         other = 1 - mover
         action = engine.legal_actions(state)[0]
         new_state, events = engine.apply(state, action)
         version = game.version + 1
-        entry = log_entry(mover, action, events)
         behind = attach(hub, game_id, other, tokens[other], game.version - 1)
         ready = attach(hub, game_id, other, tokens[other], game.version)
         moving = attach(hub, game_id, mover, tokens[mover], game.version)
         table = attach(hub, game_id, None, None, game.version)
         doc = dict(game.doc, p=engine.to_position(new_state))
         marker = dumps({"type": "state", "version": version, "forwarded": True})
-        hub._on_nudge(game_id, version, (dumps(doc), entry, f"{other}:{marker}"))
+        hub._on_nudge(game_id, version, (dumps(doc), f"{mover}:{engine.actions.parse(action)}",
+                                         f"{jsontext.dumps(events)}\n{other}:{marker}"))
         # The socket that held the version before gets the committer's frame as it came.
         assert states_of(ready) == [marker]
         # The others get what the hub renders: without events two versions on, the mover's own view,
         # and the table's.
         seats = table_info(doc)
         assert states_of(behind) == [state_frame(new_state, version, other, None, seats)]
-        assert states_of(moving) == [state_frame(new_state, version, mover, entry, seats)]
-        assert states_of(table) == [state_frame(new_state, version, None, entry, seats)]
+        assert states_of(moving) == [state_frame(new_state, version, mover, events, seats)]
+        assert states_of(table) == [state_frame(new_state, version, None, events, seats)]
     finally:
         hub.close()
 
@@ -109,16 +111,16 @@ def test_a_committed_move_reaches_another_hub_with_the_frame_it_would_have_rende
     game_id, tokens = duo(service)
     hub = Hub(service, ping_interval=25)
     try:
-        game, _entry = service.latest(game_id)
+        game, _events = service.latest(game_id)
         mover = game.state().active
         other = 1 - mover
         watcher = attach(hub, game_id, other, tokens[other], game.version)
         action = engine.legal_actions(game.state())[0]
         service.act(game_id, tokens[mover], {"action": action, "version": game.version}, "m1", BASE,
                     answer=False, frames=nudge_frames)
-        after, entry = service.latest(game_id)
+        after, events = service.latest(game_id)
         [text] = states_of(watcher)
-        assert text == state_frame(after.state(), after.version, other, entry, table_info(after.doc))
+        assert text == state_frame(after.state(), after.version, other, events(), table_info(after.doc))
         assert '"events"' in text
     finally:
         hub.close()

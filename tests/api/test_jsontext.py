@@ -10,8 +10,7 @@ import random
 import pytest
 
 import engine
-from api import jsontext
-from api.service import log_entry
+from api import gamelog, jsontext
 
 
 def _stdlib(obj) -> str:
@@ -35,7 +34,7 @@ def _positions(games: int):
                 {"type": "state", "version": _step + 2, "view": engine.view(state, seat),
                  "events": engine.redact_events(events, seat)},
                 {"type": "state", "view": engine.view(state, None)},
-                log_entry(seat, action, events),
+                gamelog.move(seat, action),
             )
 
 

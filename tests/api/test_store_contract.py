@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from api.store.base import IDEMPOTENCY_TTL, LOG_LIMIT, CommitResult, GameStore, StoreUnavailable
+from api.store.base import IDEMPOTENCY_TTL, CommitResult, GameStore, StoreUnavailable
 
 HOUR = 3600
 
@@ -72,22 +72,24 @@ def test_future_version_is_a_conflict_too(store: GameStore, game: str) -> None:
     assert store.commit(game, 5, "x", ttl=HOUR) == CommitResult("conflict", 1)
 
 
-def test_same_idempotency_key_and_fingerprint_returns_first_answer(store: GameStore, game: str) -> None:
-    first = store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp", response="R1", log="e2")
+def test_same_idempotency_key_and_fingerprint_returns_its_version(store: GameStore, game: str) -> None:
+    first = store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp", log="e2")
     assert first == CommitResult("ok", 2)
-    again = store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp", response="R?", log="e2")
-    assert again == CommitResult("duplicate", 2, "R1")
-    # Still a duplicate after the game moved on; it reports the current version.
-    store.commit(game, 2, "v3", ttl=HOUR, log="e3")
-    later = store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp", response="R?")
-    assert later == CommitResult("duplicate", 3, "R1")
+    again = store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp", log="e2")
+    assert again == CommitResult("duplicate", 2)
+    # Still a duplicate after the game moved on; it reports the version the first commit made.
+    store.commit(game, 2, "v3", ttl=HOUR, idem_key="k2", fingerprint="fp2 with spaces", log="e3")
+    later = store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp")
+    assert later == CommitResult("duplicate", 2)
+    again = store.commit(game, 2, "v3", ttl=HOUR, idem_key="k2", fingerprint="fp2 with spaces")
+    assert again == CommitResult("duplicate", 3)
     assert store.load(game) == (3, "v3")
     assert store.log_since(game, 0) == [(2, "e2"), (3, "e3")]
 
 
 def test_same_idempotency_key_with_other_fingerprint_is_a_mismatch(store: GameStore, game: str) -> None:
-    store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp", response="R1")
-    result = store.commit(game, 2, "v3", ttl=HOUR, idem_key="k1", fingerprint="other", response="R2")
+    store.commit(game, 1, "v2", ttl=HOUR, idem_key="k1", fingerprint="fp")
+    result = store.commit(game, 2, "v3", ttl=HOUR, idem_key="k1", fingerprint="other")
     assert result.status == "mismatch"
     assert result.version == 2
     assert store.load(game) == (2, "v2")
@@ -96,7 +98,7 @@ def test_same_idempotency_key_with_other_fingerprint_is_a_mismatch(store: GameSt
 def test_idempotency_keys_are_per_game(store: GameStore, game: str) -> None:
     other = new_id()
     store.create(other, "v1", HOUR)
-    store.commit(game, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="fp", response="R")
+    store.commit(game, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="fp")
     assert store.commit(other, 1, "w2", ttl=HOUR, idem_key="k", fingerprint="zz").status == "ok"
 
 
@@ -108,11 +110,13 @@ def test_commit_to_missing_game_is_missing(store: GameStore) -> None:
 
 
 def test_documents_and_logs_keep_any_text(store: GameStore, game: str) -> None:
+    """Documents keep any text; log entries any text on one line; keys and fingerprints any text."""
     doc = '{"s": "ä€😀\\n", "colon": "1:2", "tab": "\t"}'
-    store.commit(game, 1, doc, ttl=HOUR, idem_key="ключ:1", fingerprint="ƒ", response="→", log="3:x:y")
+    store.commit(game, 1, doc, ttl=HOUR, idem_key="ключ: 1", fingerprint="ƒ ƒ", log="3:x: y\t€")
     assert store.load(game) == (2, doc)
-    assert store.log_since(game, 1) == [(2, "3:x:y")]
-    assert store.commit(game, 1, doc, ttl=HOUR, idem_key="ключ:1", fingerprint="ƒ").response == "→"
+    assert store.log_since(game, 1) == [(2, "3:x: y\t€")]
+    assert store.commit(game, 1, doc, ttl=HOUR, idem_key="ключ: 1", fingerprint="ƒ ƒ") == CommitResult(
+        "duplicate", 2)
 
 
 # -- log -------------------------------------------------------------------------------------------
@@ -127,14 +131,14 @@ def test_log_since_returns_newer_entries_oldest_first(store: GameStore, game: st
     assert store.log_since(game, 99) == []
 
 
-def test_log_keeps_the_newest_log_limit_entries(store: GameStore, game: str) -> None:
-    total = LOG_LIMIT + 5
+def test_log_keeps_every_entry_of_a_long_game(store: GameStore, game: str) -> None:
+    total = 1200  # far more versions than a game has
     for v in range(1, total + 1):
-        store.commit(game, v, "d", ttl=HOUR, log=str(v + 1))
+        store.commit(game, v, "d", ttl=HOUR, log=str(v + 1) if v % 7 else "")
     entries = store.log_since(game, 0)
-    assert len(entries) == LOG_LIMIT
-    assert entries[0] == (total + 1 - LOG_LIMIT + 1, str(total + 1 - LOG_LIMIT + 1))
-    assert entries[-1] == (total + 1, str(total + 1))
+    assert [v for v, _ in entries] == list(range(2, total + 2))
+    assert entries[-1] == (total + 1, "" if total % 7 == 0 else str(total + 1))
+    assert store.load_latest(game) == (total + 1, "d", entries[-1][1])
 
 
 # -- codes and rate limits -------------------------------------------------------------------------
@@ -234,8 +238,8 @@ def test_subscribers_hear_every_commit(backend, store: GameStore) -> None:
 
 def test_snapshot_subscribers_get_the_committed_document_or_none(backend, store: GameStore) -> None:
     """A nudge with `snapshots` carries exactly what load_latest returns for that version, and the
-    commit's frames; on Redis a document or log entry with a newline goes without (None): never another
-    version's document, never an entry cut short."""
+    commit's frames; on Redis a document with a newline goes without (None): never another version's
+    document, never an entry cut short."""
     writer = backend.open() if backend.cross_instance_fanout else store
     heard: list = []
     done = threading.Event()
@@ -251,17 +255,17 @@ def test_snapshot_subscribers_get_the_committed_document_or_none(backend, store:
     frames = '1:{"type":"state","version":2}\n0:{"type":"state","x":"ä"}'
     writer.commit(game_id, 1, '{"n":2,"s":"ä"}', ttl=HOUR, log='{"e":[2]}', frames=frames)
     writer.commit(game_id, 2, '{"n":3}', ttl=HOUR)
-    writer.commit(game_id, 3, 'line\nbreak', ttl=HOUR, log="x\ny")
-    writer.commit(game_id, 4, '{"n":5}', ttl=HOUR, log="a\nb", frames="0:{}")
+    writer.commit(game_id, 3, 'line\nbreak', ttl=HOUR, log="x y")
+    writer.commit(game_id, 4, '{"n":5}', ttl=HOUR, log="a", frames="0:{}\n1:{}")
     assert done.wait(5)
     mine = [(v, snap) for g, v, snap in heard if g == game_id]
     assert [v for v, _ in mine] == [2, 3, 4, 5]
     assert mine[0][1] == ('{"n":2,"s":"ä"}', '{"e":[2]}', frames)
     assert mine[1][1] == ('{"n":3}', "", "")
-    # Redis: a document or entry with a newline cannot ride the nudge; in-process nothing is encoded.
+    # Redis: a document with a newline cannot ride the nudge; in-process nothing is encoded.
     redis = backend.name == "redis"
-    assert mine[2][1] == (None if redis else ("line\nbreak", "x\ny", ""))
-    assert mine[3][1] == (None if redis else ('{"n":5}', "a\nb", "0:{}"))
+    assert mine[2][1] == (None if redis else ("line\nbreak", "x y", ""))
+    assert mine[3][1] == ('{"n":5}', "a", "0:{}\n1:{}")
 
 
 def test_a_failing_subscriber_does_not_silence_others(store: GameStore, game: str) -> None:
@@ -318,7 +322,7 @@ def test_racing_retries_with_one_idempotency_key_apply_once(backend, game: str) 
     def retry(i: int) -> None:
         barrier.wait()
         result = stores[i % 4].commit(
-            game, 1, "v2", ttl=HOUR, idem_key="same", fingerprint="fp", response="R"
+            game, 1, "v2", ttl=HOUR, idem_key="same", fingerprint="fp"
         )
         with lock:
             results.append(result)
@@ -329,7 +333,7 @@ def test_racing_retries_with_one_idempotency_key_apply_once(backend, game: str) 
     for t in threads:
         t.join(timeout=30)
     assert sorted(r.status for r in results) == ["duplicate"] * 11 + ["ok"]
-    assert all(r.response == "R" for r in results if r.status == "duplicate")
+    assert all(r.version == 2 for r in results)
     assert stores[0].log_since(game, 0) == [(2, "")]
 
 
@@ -347,7 +351,7 @@ def test_sqlite_keeps_games_across_reopen(tmp_path) -> None:
     first = SqliteStore(path)
     game_id = new_id()
     first.create(game_id, "v1", HOUR)
-    first.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="f", response="R", log="e2")
+    first.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="f", log="e2")
     first.put_code("CODE", game_id, HOUR)
     first.close()
     second = SqliteStore(path)
@@ -355,7 +359,8 @@ def test_sqlite_keeps_games_across_reopen(tmp_path) -> None:
         assert second.load(game_id) == (2, "v2")
         assert second.log_since(game_id, 0) == [(2, "e2")]
         assert second.get_code("CODE") == game_id
-        assert second.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="f").response == "R"
+        assert second.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="f") == CommitResult(
+            "duplicate", 2)
     finally:
         second.close()
 
@@ -440,10 +445,10 @@ def test_redis_keys_are_hash_tagged_and_expire(redis_server) -> None:
         store.hit("ip", 60)
         with redis.Redis.from_url(redis_server.url, decode_responses=True) as raw:
             tag = f"cg:v1:g:{{{game_id}}}"
-            assert sorted(raw.keys(tag + "*")) == [tag + ":idem:k", tag + ":log", tag + ":state"]
+            assert sorted(raw.keys(tag + "*")) == [tag + ":idem", tag + ":log", tag + ":state"]
             assert 0 < raw.ttl(tag + ":state") <= HOUR
             assert 0 < raw.ttl(tag + ":log") <= HOUR
-            assert HOUR < raw.ttl(tag + ":idem:k") <= IDEMPOTENCY_TTL
+            assert HOUR < raw.ttl(tag + ":idem") <= IDEMPOTENCY_TTL
             assert raw.get("cg:v1:code:ABC") == game_id
             assert raw.get("cg:v1:rl:ip") == "1"
             assert 0 < raw.ttl("cg:v1:rl:ip") <= 60
@@ -459,7 +464,7 @@ def test_redis_restart_between_commits_loses_nothing_acknowledged(redis_server) 
     try:
         game_id = new_id()
         store.create(game_id, "v1", HOUR)
-        assert store.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k2", fingerprint="f", response="R2",
+        assert store.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k2", fingerprint="f",
                             log="e2").status == "ok"  # fmt: skip
         # SIGKILL: no shutdown flush, so only what `appendfsync always` wrote before the reply survives.
         redis_server.restart(hard=True)
@@ -467,7 +472,7 @@ def test_redis_restart_between_commits_loses_nothing_acknowledged(redis_server) 
         assert store.load(game_id) == (2, "v2")
         assert store.log_since(game_id, 0) == [(2, "e2")]
         assert store.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k2", fingerprint="f") == CommitResult(
-            "duplicate", 2, "R2"
+            "duplicate", 2
         )
         assert store.commit(game_id, 2, "v3", ttl=HOUR, log="e3").status == "ok"
         redis_server.restart()  # graceful this time
@@ -494,7 +499,7 @@ def test_redis_commit_survives_a_flushed_script_cache_and_killed_connections(red
         with redis.Redis.from_url(redis_server.url) as raw:
             raw.script_flush()
             assert raw.script_exists(store._commit.sha) == [False]
-            assert store.commit(game_id, 2, "v3", ttl=HOUR, idem_key="k", fingerprint="f", response="R3",
+            assert store.commit(game_id, 2, "v3", ttl=HOUR, idem_key="k", fingerprint="f",
                                 log="e3") == CommitResult("ok", 3)  # fmt: skip
             assert raw.script_exists(store._commit.sha) == [True]
             # Every connection of the store's pool is killed, the one the commits keep aside included:
@@ -503,7 +508,7 @@ def test_redis_commit_survives_a_flushed_script_cache_and_killed_connections(red
             killed = raw.client_kill_filter(_type="normal", skipme=True)
             assert killed >= 1
             assert store.commit(game_id, 2, "v3", ttl=HOUR, idem_key="k", fingerprint="f") == CommitResult(
-                "duplicate", 3, "R3")
+                "duplicate", 3)
             assert store.commit(game_id, 3, "v4", ttl=HOUR, log="e4") == CommitResult("ok", 4)
         assert store.load(game_id) == (4, "v4")
         assert store.log_since(game_id, 0) == [(2, "e2"), (3, "e3"), (4, "e4")]

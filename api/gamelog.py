@@ -1,0 +1,104 @@
+"""The game log: what was done, one short line per version; everything else is derived by replay.
+
+The engine is deterministic and the seed is part of the game, so a game is its start (mode, seed,
+options) and the list of what was done: the state and the events of any version come back by replaying
+the moves (a whole game of some 400 moves takes a few milliseconds). The log therefore keeps no events,
+and an idempotency record keeps no answer: both are rendered again from a replay.
+
+Entries, one line each, one per version from 2 on (version 1 is the creation):
+
+    "<seat>:<code>"   a move: `seat` took the action whose engine code is `code` (engine.actions),
+                      e.g. "0:62" (four bytes where the action and its events took some 200)
+    {"seat": ..., "change": ..., ...}
+                      a change at the table, as compact JSON (`Change.events` tells its event):
+                      "joined" or "transferred" with the seat's `name` after it (and `was`, the name
+                      before, and `code`, the join code used, where a replay needs them), or "rematch"
+                      with the next `game`
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import engine
+from api import jsontext
+from engine import actions
+
+# The event of a change of seats (GET /events, websocket state frames).
+SEAT_EVENT = {"joined": "seat_joined", "transferred": "seat_transferred"}
+
+
+@dataclass(frozen=True)
+class Move:
+    """A move: `seat` took `action` (a canonical action dict)."""
+
+    seat: int
+    action: dict
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change at the table: `kind` ("joined", "transferred") of `seat`, with its other fields."""
+
+    seat: int
+    kind: str
+    fields: dict = field(default_factory=dict)
+
+    def events(self) -> list[dict]:
+        """Return the events this change shows (nothing secret: the same for every seat): a seat taken
+        or moved, with the seat's name; or the rematch made, with the next game's id."""
+        if self.kind == "rematch":
+            return [{"type": "rematch", "seat": self.seat, "game_id": self.fields["game"]}]
+        return [{"type": SEAT_EVENT[self.kind], "seat": self.seat, "name": self.fields.get("name")}]
+
+
+def move(seat: int, action: dict) -> str:
+    """Return the entry of a move (`action` already accepted by the engine)."""
+    return f"{seat}:{actions.parse(action)}"
+
+
+def change(seat: int, kind: str, **fields) -> str:
+    """Return the entry of a change at the table."""
+    return jsontext.dumps({"seat": seat, "change": kind, **fields})
+
+
+def parse(text: str) -> Move | Change:
+    """Return the entry `text` stands for. Raises ValueError for text that is no entry."""
+    if text.startswith("{"):
+        fields = json.loads(text)
+        return Change(fields.pop("seat"), fields.pop("change"), fields)
+    seat, sep, code = text.partition(":")
+    if not sep:
+        raise ValueError(f"not a log entry: {text!r}")
+    return Move(int(seat), actions.to_dict(int(code)))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One version of a replayed game: its entry, the state after it and its events (unredacted)."""
+
+    version: int
+    entry: Move | Change
+    state: object
+    events: list[dict]
+
+
+def replay(start, entries: list[tuple[int, str]]) -> Iterator[Step]:
+    """Yield the Step of every (version, entry) of `entries` (the log from version 2 on, in order),
+    replaying the moves from `start`, the engine state of version 1. Raises ValueError when the log
+    does not follow on from version 1 or a move does not apply (a log that is not this game's)."""
+    state = start
+    for expected, (version, text) in enumerate(entries, start=2):
+        if version != expected:
+            raise ValueError(f"the log skips from version {expected - 1} to {version}")
+        entry = parse(text)
+        if isinstance(entry, Change):
+            yield Step(version, entry, state, entry.events())
+            continue
+        try:
+            state, events = engine.apply(state, entry.action)
+        except engine.EngineError as err:
+            raise ValueError(f"version {version} does not replay: {err}") from None
+        yield Step(version, entry, state, events)
