@@ -357,3 +357,26 @@ def test_play_again_against_the_computer(phone, server):
     assert list(stored_games(page)) == [new]
     _, answer = call(server, "GET", f"/games/{new}")
     assert answer["seats"][0]["name"] == "Eve" and answer["seats"][1]["bot"] == "mc"
+
+
+def test_play_again_with_both_seats_on_one_phone(phone, server):
+    page = phone("hotseat-again")
+    page.goto("/")
+    page.click("[data-new=duo]")
+    page.wait_for_selector("[data-code]")
+    page.click("text=Play both seats on this phone")
+    page.wait_for_selector(".table, [data-curtain]")
+    gid = game_id(page)
+    tokens = {int(seat): token for seat, token in stored_games(page)[gid]["tokens"].items()}
+    assert sorted(tokens) == [0, 1]
+    page.goto("/")
+    page.wait_for_selector(f'[data-resume="{gid}"]')
+    play_to_end(server, gid, tokens, seed=17)
+    page.click(f'[data-resume="{gid}"]')
+    page.wait_for_selector("[data-end=rematch]")
+    page.click("[data-end=rematch]")
+    page.wait_for_function("(old) => /^#\\/g\\//.test(location.hash) && !location.hash.includes(old)"
+                           " && document.querySelector('.table, [data-curtain]')", arg=gid)
+    new = game_id(page)
+    assert sorted(stored_games(page)[new]["tokens"]) == ["0", "1"]  # both seats of the next game
+    assert page.locator('[data-lobby="rematch"]').count() == 0
