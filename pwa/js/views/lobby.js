@@ -98,7 +98,7 @@ export function Lobby({ id, s, token, onHotseat, onHome }) {
   }
   return html`<section class="lobby">
     <h2>${t('lobby.title')}</h2>
-    ${ownLink ? html`<p class="notice own-link" role="status">${t('social.ownlink')}</p>` : null}
+    ${ownLink ? html`<p class="own-link" role="status">${t('social.ownlink')}</p>` : null}
     ${iAm ? html`<p class="playing-as">${t('social.playing_as')} <strong class="pname">${iAm}</strong></p>` : null}
     <p>${t('lobby.scan')}</p>
     ${code ? html`${qr ? html`<img class="qr" src=${qr} alt=${t('lobby.qr')} width="264" height="264" />` : null}
