@@ -82,8 +82,8 @@ function Field({ i, f, worth, acts, ctx, owner }) {
   const lit = acts && acts.length;
   return html`<li class=${`field${lit ? ' target' : ''}`} data-area="field" data-field=${`${owner}-${i}`}
     data-info=${`field:${owner}:${i}`}>
-    <div class="field-head">${t('table.field', { n: i + 1 })}</div>
-    ${f ? html`<${Bean} code=${f[0]} count=${f[1]} />` : html`<span class="empty">${t('table.field.empty')}</span>`}
+    ${f ? html`<${Bean} code=${f[0]} count=${f[1]} />`
+    : html`<div class="field-head">${t('table.field', { n: i + 1 })}</div><span class="empty">${t('table.field.empty')}</span>`}
     ${f && worth !== undefined && worth !== null ? html`<div class=${`worth${worth ? ' pays' : ''}`}>${t('table.field.worth', { n: worth })}</div>` : null}
     ${f ? html`<${Meter} code=${f[0]} n=${f[1]} />` : null}
     <${Acts} acts=${acts} ctx=${ctx} />
@@ -214,8 +214,10 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     onAct(a);
   };
   const ctx = { view, seat, sel, setSel, onAct: act, locked, hidden, online: s.online, seats: s.seats, watch };
+  const selName = sel ? (sel.kind === 'bundle' ? bean(sel.bean) : me && me.hand ? bean(me.hand[sel.index]) : '') : '';
+  // With a card or bundle selected, the one sentence says where it may go.
   const banner = sole ? t('lay.auto', { what: label(sole, view, seat, hidden) })
-    : bannerText(view, { seat, busy: s.busy, watch });
+    : sel ? t('lay.selected', { what: selName }) : bannerText(view, { seat, busy: s.busy, watch });
   const myTurn = legal.length > 0;
   const others = view.players.map((p, i) => [p, i]).filter(([, i]) => i !== seat);
   const buy = tg.buttons.find((a) => a.type === 'buy_field');
@@ -253,7 +255,6 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     setInfo(el ? el.dataset.info : null);
   };
   const ruleFirst = me && !hidden && me.hand && me.hand.length > 1 && !store.prefs().handRuleSeen;
-  const selName = sel ? (sel.kind === 'bundle' ? bean(sel.bean) : me && me.hand ? bean(me.hand[sel.index]) : '') : '';
 
   const board = html`<div class="board">
     <${Strip} view=${view} tg=${tg} ctx=${ctx} />
@@ -274,12 +275,11 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
           onClick=${() => { const a = confirm; setConfirm(null); setInfo(null); onAct(a); }}>${t('lay.confirm.yes')}</button>
         <button type="button" data-confirm="no" onClick=${() => setConfirm(null)}>${t('lay.confirm.no')}</button></div></div>` : null}
       <div class="bannerrow">
-        <p class=${`banner${myTurn ? ' mine' : ''}`} role="status">${banner}</p>
+        <p class=${`banner${myTurn ? ' mine' : ''}${sel ? ' selhint' : ''}`} role="status">${banner}</p>
+        ${sel ? html`<button type="button" class="link cancel" onClick=${() => setSel(null)}>${t('table.cancel')}</button>` : null}
         ${mainButtons.length ? html`<div class="actionbar">${mainButtons.map((a) => html`<${Act} action=${a}
           label=${label(a, view, seat)} onAct=${act} primary=${a.type === 'end_phase'} />`)}</div>` : null}
       </div>
-      ${sel ? html`<p class="selhint">${t('lay.selected', { what: selName })}
-        <button type="button" class="link" onClick=${() => setSel(null)}>${t('table.cancel')}</button></p>` : null}
       ${liveHint ? html`<p class="hint-box" role="status" data-hint=${liveHint.failed ? 'failed' : actKey(liveHint.action)}>${liveHint.failed
         ? t('hint.error')
         : html`<strong>${t('hint.title', { what: label(liveHint.action, view, seat) })}</strong> <${HintText} hint=${liveHint} view=${view} seat=${seat} />`}</p>` : null}
