@@ -113,7 +113,8 @@ def _require_json_body():
 @problems("invalid_request")
 def create_game(args):
     """Create a game."""
-    body = _service().create(args["mode"], args["dealer"], _base_url(), bot=args["bot"], name=args["name"])
+    body = _service().create(args["mode"], args["dealer"], _base_url(), bot=args["bot"], name=args["name"],
+                             tutorial=args["tutorial"])
     return _json(body, 201, {"Location": f"/api/v1/games/{body['game_id']}"})
 
 

@@ -31,9 +31,11 @@ NAME_RULE = (f"A name is 1-{NAME_MAX} characters after trimming, without control
 # it (POST /games/{id}/rematch): never equal to a token hash (64 hex digits), never a free seat.
 RESERVED_SEAT = "rematch"
 
-# The tutorial's deal: a solo game on this seed shows every phase within its first turns (checked by
-# tests/api/test_api_night.py).
-TUTORIAL_SEED = 20261201
+# The tutorial's deal (POST /games {"mode": "solo", "tutorial": true}). Played along its hints (the
+# greedy choice, engine.bots.hint), the first turn plants from the hand and from the display, harvests,
+# sees a boss capture a revealed card and a discard joining the display, gives to a boss and draws; the
+# third turn pays protection and a boss harvests (tests/api/test_api_night.py checks all of it).
+TUTORIAL_SEED = 20261393
 
 
 def clean_name(value: str) -> str:

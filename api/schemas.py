@@ -8,7 +8,7 @@ keys the contract fixes and allow more, which a dump through marshmallow would d
 
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 import engine.bots
 from api import auth, night
@@ -76,6 +76,15 @@ class StrictSchema(Schema):
     """Unknown keys in a request are an error, not silently ignored."""
 
 
+class JsonBoolean(fields.Boolean):
+    """A boolean as JSON Schema means it: true and false only (not 1, "true" or "yes")."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class NameField(fields.String):
     """A player's name (api.night.clean_name): loaded trimmed; null or absent: no name."""
 
@@ -107,6 +116,14 @@ class CreateGameSchema(StrictSchema):
                                                  "moves, each bot action its own version. Ignored in "
                                                  "solo (one seat)."})
     name = NameField()
+    tutorial = JsonBoolean(load_default=False, metadata={
+        "description": "solo only: deal the fixed tutorial game (the same cards every time; played along "
+                       "its hints, its first three turns show every phase). true with duo: 400."})
+
+    @validates_schema
+    def _tutorial_is_solo(self, data, **kwargs):
+        if data.get("tutorial") and data.get("mode") == "duo":
+            raise ValidationError("The tutorial is a solo game.", field_name="tutorial")
 
 
 class JoinSchema(StrictSchema):
@@ -153,6 +170,11 @@ class IdempotencyHeaderSchema(Schema):
                                                              "reused on retry (it gets the first answer)."})
 
 
+# The cross-field rule of CreateGameSchema in the OpenAPI document (api.openapi merges it into the
+# component), so that generated clients and schemathesis know a duo tutorial is refused.
+OPENAPI_EXTRA = {"CreateGame": {"if": {"properties": {"mode": {"const": "duo"}}, "required": ["mode"]},
+                                "then": {"properties": {"tutorial": {"const": False}}}}}
+
 # ------------------------------------------------------------------ answers
 
 
@@ -176,6 +198,8 @@ class GameSchema(Schema):
     join_code = fields.String(allow_none=True, metadata={
         "description": "The open join code while a seat is free (shown to seated callers only)."})
     join_url = fields.String(allow_none=True)
+    tutorial = fields.Boolean(metadata={"description": "Only in a tutorial game (POST /games with "
+                                                       "tutorial): true."})
     rematch = fields.String(required=True, allow_none=True, metadata={
         "description": "The id of the next game of the same players (POST /games/{id}/rematch), once "
                        "one exists; null before."})
