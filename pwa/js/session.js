@@ -90,6 +90,8 @@ export class GameSession {
     );
     this.onWake = () => {
       if (document.visibilityState === 'visible') this.wake();
+      // In the background timers crawl: show the end state now, so the turn cues are not held up.
+      else this.finishHold();
     };
     this.onOnline = () => this.wake();
     document.addEventListener('visibilitychange', this.onWake);
@@ -265,7 +267,9 @@ export class GameSession {
 
   /** The newest version we hold: the one on screen, or the one waiting behind the step animation. */
   known() {
-    return this.hold ? this.hold.version : this.s.version;
+    if (!this.hold) return this.s.version;
+    const q = this.hold.queue;
+    return q.length ? q[q.length - 1].version : this.hold.version;
   }
 
   /** Show `events` step by step, then switch to `view` (at once under prefers-reduced-motion). */
@@ -273,8 +277,17 @@ export class GameSession {
     // Compare with the newest version known, held or shown: a push that arrives during the step
     // animation for the same version must not cut it short.
     if (version <= this.known() && this.s.view) return;
-    this.finishHold();
     this.noteEvents(version, events);
+    // Versions that come while steps play (the computer's moves, one after the other) wait their turn,
+    // unless so many are waiting that following them would lag: then skip to the newest.
+    if (this.hold && events.length && document.visibilityState !== 'hidden') {
+      const waiting = this.hold.queue.reduce((n, x) => n + x.events.length, 0);
+      if (waiting + events.length <= MAX_PLAYED) {
+        this.hold.queue.push({ version, view, events });
+        return;
+      }
+    }
+    this.finishHold();
     if (events.some((e) => e.type === 'seat_joined')) {
       this.s.seats = this.s.seats.map((x) => ({ ...x, taken: true }));
     }
@@ -307,7 +320,7 @@ export class GameSession {
     }
     this.s.shown = 0;
     this.s.busy = true;
-    this.hold = { version, view, timer: null, frames, i: 0 };
+    this.hold = { version, view, timer: null, frames, i: 0, queue: [] };
     const tick = () => {
       const h = this.hold;
       if (!h) return;
@@ -315,8 +328,11 @@ export class GameSession {
       const token = this.stageBefore(f.e, this.s.view);
       h.i += 1;
       if (h.i >= h.frames.length) {
+        const queue = h.queue;
+        h.queue = [];
         this.finishHold();
         this.stageAfter(f.e, token);
+        for (const x of queue) this.present(x.version, x.view, x.events); // the next ones in order
         return;
       }
       this.s.shown = h.i;
@@ -356,9 +372,15 @@ export class GameSession {
     if (!h) return;
     this.hold = null;
     clearTimeout(h.timer);
+    const last = h.queue.length ? h.queue[h.queue.length - 1] : h;
+    if (h.queue.length) {
+      // Skipped: the newest version at once, with what happened in the versions that were waiting.
+      const more = h.queue.flatMap((x) => x.events).filter((e) => e.type !== 'phase' && e.type !== 'turn');
+      this.s.steps = this.s.steps.concat(more).slice(-MAX_STEPS);
+    }
     this.s.shown = this.s.steps.length;
     this.s.busy = false;
-    this.apply(h.version, h.view);
+    this.apply(last.version, last.view);
   }
 
   apply(version, view) {

@@ -79,9 +79,12 @@ def check_away(card: str, events: list[dict]) -> None:
     each kind of move, counted, equal the log's."""
     # One line per phase ("Planting: ... · ..."): the sentences after the phase's name.
     lines = [s for line in card.split("\n") if ": " in line for s in line.split(": ", 1)[1].split(" · ")]
+    players = [line for line in lines if not line.endswith("for the Mafia")]  # not a boss's harvest
     for kind, verb in (("pay", "pays"), ("harvest", "harvests"), ("buy_field", "buys a third field")):
         n = sum(1 for e in events if e["type"] == kind and not e.get("final"))
-        assert sum(line.count(verb) for line in lines) == n, f"{kind}: {n} in the log, card: {card}"
+        assert sum(line.count(verb) for line in players) == n, f"{kind}: {n} in the log, card: {card}"
+    n = sum(1 for e in events if e["type"] == "boss_harvest")
+    assert sum(1 for line in lines if line.endswith("for the Mafia")) == n, card
     for e in events:
         if e["type"] in ("pay", "harvest"):
             assert BEANS[e["bean"]] in card, (e, card)
@@ -165,7 +168,31 @@ def test_board_moves_step_by_step_with_the_narration(phone):
     so far, cards fly between the areas and the places that changed light up."""
     a, b, _ = start_duo(phone, reduced_motion="no-preference")
     for page in (a, b):
-        page.evaluate("""() => {
+        page.evaluate(WATCH_STEPS)
+    for _ in range(2):
+        player, _other = whose(a, b)
+        player.evaluate("() => { window.__follow.frames = []; }")
+        play_turn(player)
+        check_frames(player.evaluate("() => window.__follow.frames"))
+    flown = player.evaluate("() => window.__follow")
+    assert flown["fly"] > 0 and flown["lit"] > 0
+    shot(player, "follow-03-steps-motion")
+
+
+def check_frames(frames):
+    """While steps play, the draw pile shown equals the one before, less the cards the narration has
+    taken from it so far; and the steps came one by one."""
+    assert frames, "the steps were not shown one by one"
+    for f in frames:
+        taken = sum(1 for s in f["steps"] if s.startswith("Revealed") or "snatches" in s or " draws " in s
+                    or s.startswith("You draw"))
+        assert f["deck"] == f["base"] - taken, f"the draw pile shows {f['deck']} after: {f['steps']}"
+    # All at once, nothing would be recorded: the last step ends the playing and shows the new view.
+    assert len(frames) >= 2, f"the steps did not come one by one: {frames}"
+
+
+# Records, while steps play, each different (steps told, draw pile shown) pair of the page.
+WATCH_STEPS = """() => {
           const count = (s) => { const m = (s || '').match(/\\d+/); return m ? Number(m[0]) : null; };
           const deckNow = () => count(document.querySelector('[data-area="deck"]').textContent);
           window.__follow = {frames: [], fly: 0, lit: 0, idle: deckNow()};
@@ -178,26 +205,39 @@ def test_board_moves_step_by_step_with_the_narration(phone):
             const deck = deckNow();
             if (!document.querySelector('[data-follow-playing="1"]')) { F.idle = deck; return; }
             const steps = [...document.querySelectorAll('.steps li')].map((li) => li.textContent);
+            if (!steps.length) { F.idle = deck; return; } // the next batch begins: nothing told yet
             const f = F.frames;
             const key = steps.length + ':' + deck;
             if (!f.length || f[f.length - 1].key !== key) f.push({key, steps, deck, base: F.idle});
           }).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
-        }""")
+        }"""
+
+
+def test_the_computer_turn_plays_out_and_is_summed_up(phone):
+    """Against the computer: its moves come one version after another; they play out in order on the
+    board (never contradicting the narration) and the next turn starts with the card that tells them."""
+    page = phone("bot", reduced_motion="no-preference")
+    page.goto("/")
+    page.click("[data-new=bot]")
+    page.wait_for_selector(".table")
+    game_id = re.search(r"#/g/([\w-]+)", page.url).group(1)
+    seat = page.evaluate("(id) => Number(Object.keys(JSON.parse("
+                         "localStorage.getItem('alc.games'))[id].tokens)[0])", game_id)
+    page.evaluate(WATCH_STEPS)
     for _ in range(2):
-        player, _other = whose(a, b)
-        player.evaluate("() => { window.__follow.frames = []; }")
-        play_turn(player)
-        frames = player.evaluate("() => window.__follow.frames")
-        assert frames, "the Mafia's steps were not shown one by one"
-        for f in frames:
-            taken = sum(1 for s in f["steps"] if s.startswith("Revealed") or "snatches" in s
-                        or s.startswith("You draw"))
-            assert f["deck"] == f["base"] - taken, f"the draw pile shows {f['deck']} after: {f['steps']}"
-        shown = [len(f["steps"]) for f in frames]
-        assert len(set(shown)) > 2, f"the steps appeared all at once: {shown}"
-    flown = player.evaluate("() => window.__follow")
-    assert flown["fly"] > 0 and flown["lit"] > 0
-    shot(player, "follow-03-steps-motion")
+        page.wait_for_selector(".banner.mine", timeout=60000)
+        settled(page)
+        if page.locator('[data-follow="away"]').count():
+            card = page.inner_text('[data-follow="away"]')
+            assert "Computer" in card
+            check_away(card, last_turn_of_other(server_log(page, game_id), seat))
+        page.evaluate("() => { window.__follow.frames = []; }")
+        play_turn(page)
+        page.wait_for_selector(".banner.mine", timeout=60000)
+        settled(page)
+        check_frames(page.evaluate("() => window.__follow.frames"))
+        page.wait_for_selector('[data-follow="away"]')
+    shot(page, "follow-09-away-computer")
 
 
 def test_reduced_motion_shows_the_end_state_at_once(phone):
@@ -274,3 +314,28 @@ def test_history_and_away_screens_at_both_sizes(phone):
     other.set_viewport_size(PHONE)
     other.click('[data-follow="away"] button')
     assert step(other)
+
+
+def test_a_background_page_gets_a_notification_at_its_turn(phone):
+    """The waiting phone's page goes to the background (its visibility is switched to hidden, as when
+    the player switches apps); when the other player ends the turn, the service worker shows a
+    notification. A visible page gets none: the badge and the banner are enough there."""
+    a, b, _ = start_duo(phone, permissions=["notifications"])
+    player, waiter = whose(a, b)
+    for page in (a, b):
+        page.evaluate("async () => { await navigator.serviceWorker.ready; }")
+    hide = """() => {
+      Object.defineProperty(document, 'visibilityState', {get: () => 'hidden', configurable: true});
+      Object.defineProperty(document, 'hidden', {get: () => true, configurable: true});
+      document.dispatchEvent(new Event('visibilitychange'));
+    }"""
+    shown = """async () => (await (await navigator.serviceWorker.ready).getNotifications())
+      .map((n) => [n.title, n.body])"""
+    waiter.evaluate(hide)
+    play_turn(player)
+    for _ in range(40):  # evaluate() awaits the promise (wait_for_function would not)
+        if waiter.evaluate(shown):
+            break
+        waiter.wait_for_timeout(200)
+    assert waiter.evaluate(shown) == [["Al Cabohne Online", "Your turn!"]]
+    assert player.evaluate(shown) == []

@@ -39,8 +39,9 @@ export function HistoryList({ log, limit }) {
   return html`<ol class="history" data-follow="turns">${(limit ? turns.slice(0, limit) : turns).map((turn) => html`
     <li class="hist-turn" data-turn=${turn.n}>
       <h3>${t('hist.turn', { n: turn.n, who: turn.who })}</h3>
-      <dl>${turn.phases.map((p) => html`<dt>${phaseName(p.phase)}</dt>
-        <dd><ul>${p.lines.map((l) => html`<li>${l}</li>`)}</ul></dd>`)}</dl>
+      ${turn.phases.length ? html`<dl>${turn.phases.map((p) => html`<dt>${phaseName(p.phase)}</dt>
+        <dd><ul>${p.lines.map((l) => html`<li>${l}</li>`)}</ul></dd>`)}</dl>`
+        : html`<p class="hint">${t('hist.now')}</p>`}
     </li>`)}</ol>`;
 }
 
