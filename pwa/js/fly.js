@@ -76,17 +76,18 @@ function light(el) {
 
 function flyCard(e, from, to) {
   if (!from || !to || typeof to.animate !== 'function') return;
-  const a = to.getBoundingClientRect();
+  // The card's own face where the place shows it (never a hidden hand's card: it is not in the DOM);
+  // the copy lands exactly on it. Without a face, a card back lands in the middle of the place.
+  const face = e.bean ? to.querySelector(`.bean-${e.bean}`) : null;
+  const a = (face || to).getBoundingClientRect();
   if (!a.width || !from.width) return;
   const ghost = document.createElement('div');
   ghost.className = 'flycard';
   ghost.setAttribute('aria-hidden', 'true');
-  // The card's own face where the place shows it (never a hidden hand's card: it is not in the DOM).
-  const face = e.bean ? to.querySelector(`.bean-${e.bean}`) : null;
   if (face) ghost.append(face.cloneNode(true));
   else ghost.classList.add('back');
-  const w = Math.min(a.width, 150);
-  const h = Math.min(a.height, 60);
+  const w = Math.min(a.width, face ? 200 : 48);
+  const h = Math.min(a.height, face ? 120 : 64);
   const left = a.left + (a.width - w) / 2;
   const top = a.top + (a.height - h) / 2;
   // CSSOM properties, not a style attribute: the CSP (style-src 'self') allows these.

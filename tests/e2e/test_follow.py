@@ -17,9 +17,9 @@ BEANS = {"BL": "Blue bean", "KI": "Kidney bean", "FI": "Fire bean", "PU": "Puff 
 BOSSES = {"al": "Al Cabohne", "don": "Don Corlebohne", "joe": "Joe Bohnano"}
 
 
-def start_duo(phone, **options):
+def start_duo(phone, guest_locale="en-US", **options):
     a = phone("host", **options)
-    b = phone("guest", **options)
+    b = phone("guest", locale=guest_locale, **options)
     a.goto("/")
     a.click("[data-new=duo]")
     code = a.get_attribute("[data-code]", "data-code")
@@ -294,14 +294,23 @@ def test_turn_cues_settings_and_notification_offer(phone):
 
 
 def test_history_and_away_screens_at_both_sizes(phone):
-    """Screenshots for a first-time look: the away card and the history, phone and tablet."""
-    a, b, game_id = start_duo(phone)
+    """Screenshots for a first-time look: the away card and the history, phone (English and German)
+    and tablet."""
+    a, b, game_id = start_duo(phone, guest_locale="de-DE")
     for _ in range(3):
         player, other = whose(a, b)
         play_turn(player)
-    settled(other)
-    other.wait_for_selector('[data-follow="away"]')
-    shot(other, "follow-05-away-phone")
+        settled(other)
+        other.wait_for_selector('[data-follow="away"]')
+        lang = "de" if other is b else "en"
+        axe_check(other, f"follow-05-away-phone-{lang}")
+    if b.locator('[data-follow="away"]').count():
+        b.click('[data-follow="away"] button')
+    b.click('[data-follow="history"]')
+    b.wait_for_selector('[data-follow="turns"]')
+    assert b.is_visible("text=Was bisher geschah")
+    axe_check(b, "follow-10-history-phone-de")
+    b.keyboard.press("Escape")
     tablet = phone("tablet", viewport=TABLET)
     tablet.goto(f"/#watch={game_id}")
     tablet.wait_for_selector(".table")
