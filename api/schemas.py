@@ -50,10 +50,37 @@ class PlayerViewSchema(OpenSchema):
                        metadata={"description": "Front first; only in the caller's own entry, else null."})
 
 
+class PlayerBreakdownSchema(Schema):
+    coins_before = fields.Integer(required=True, metadata={"description": "Coins before the final harvest."})
+    final_harvest = fields.Integer(required=True, metadata={
+        "description": "What the final harvest of this player's fields paid (R100)."})
+
+
+class MafiaBreakdownSchema(Schema):
+    treasury_before = fields.Integer(required=True, metadata={
+        "description": "The treasury before the final harvest (coins, not yet doubled)."})
+    final_harvest = fields.Integer(required=True, metadata={
+        "description": "What the bosses' final harvest added to the treasury (R100)."})
+    factor = fields.Integer(required=True, metadata={
+        "description": "2 in solo (the Mafia's score is doubled, R101), else 1: mafia = factor x "
+                       "(treasury_before + final_harvest)."})
+
+
+class BreakdownSchema(Schema):
+    players = fields.List(fields.Nested(PlayerBreakdownSchema), required=True, metadata={
+        "description": "Per seat: scores[seat] = coins_before + final_harvest."})
+    mafia = fields.Nested(MafiaBreakdownSchema, required=True)
+
+
 class ResultSchema(OpenSchema):
     scores = fields.List(fields.Integer(), required=True)
     mafia = fields.Integer(required=True)
     winners = fields.List(fields.Raw(), required=True, metadata={"description": "Seats, or [\"mafia\"]."})
+    tie_to_mafia = fields.Boolean(metadata={
+        "description": "True when the Mafia won by a tie: the best player had exactly the Mafia's score "
+                       "(ties go to the Mafia, R102/R103)."})
+    breakdown = fields.Nested(BreakdownSchema, metadata={
+        "description": "How the scores came about (games finished before it existed lack it)."})
 
 
 class ViewSchema(OpenSchema):

@@ -13,6 +13,7 @@ from .actions import BOSS_INDEX, KEYS, TEMPLATES, decode, parse
 from .cards import BOSSES, THIRD_FIELD_COST, coins
 from .errors import IllegalAction
 from .mafia import add_to_boss, final_harvest
+from .state import copy_result
 
 
 def legal_actions(s) -> list[dict]:
@@ -263,7 +264,11 @@ def _end_turn(s, events: list) -> None:
 
 
 def _game_over(s, events: list) -> None:
-    """R100-R103: final harvest of every field and boss, then scores and winners."""
+    """R100-R103: final harvest of every field and boss, then scores and winners, with how they came
+    about (`breakdown`: coins before the final harvest and what it paid, per player and for the Mafia,
+    whose treasury counts `factor` times) and whether the Mafia won by a tie (A17, R103)."""
+    coins_before = [len(c) for c in s.coins]
+    treasury_before = len(s.treasury)
     for seat in range(len(s.fields)):
         for i, f in enumerate(s.fields[seat]):
             if f is not None:
@@ -271,19 +276,24 @@ def _game_over(s, events: list) -> None:
     for i in range(len(s.bosses)):
         final_harvest(s, i, events)
     scores = [len(c) for c in s.coins]
+    factor = 2 if s.mode == "solo" else 1  # R101: the solo Mafia's score is doubled
+    mafia = factor * len(s.treasury)
     if s.mode == "solo":
-        mafia = 2 * len(s.treasury)  # R101
         winners = [0] if scores[0] > mafia else ["mafia"]  # R103: a tie goes to the Mafia
     else:
-        mafia = len(s.treasury)
         best = max(scores)
         winners = [i for i, p in enumerate(scores) if p == best] if best > mafia else ["mafia"]  # R102
-    s.result = {"scores": scores, "mafia": mafia, "winners": winners}
+    s.result = {"scores": scores, "mafia": mafia, "winners": winners,
+                "tie_to_mafia": winners == ["mafia"] and max(scores) == mafia,
+                "breakdown": {
+                    "players": [{"coins_before": b, "final_harvest": p - b}
+                                for b, p in zip(coins_before, scores, strict=True)],
+                    "mafia": {"treasury_before": treasury_before,
+                              "final_harvest": len(s.treasury) - treasury_before, "factor": factor}}}
     s.planted = 0
     s.settled = []
     _set_phase(s, "over", events)
-    events.append({"type": "game_over", "result": {"scores": scores[:], "mafia": mafia,
-                                                    "winners": winners[:]}})
+    events.append({"type": "game_over", "result": copy_result(s.result)})
 
 
 _DO = {

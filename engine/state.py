@@ -151,14 +151,21 @@ def to_position(s: State) -> dict:
         "settled": s.settled[:],
         "last_turn": s.last_turn,
         "seed": s.seed,
-        "result": _copy_result(s.result),
+        "result": copy_result(s.result),
     }
 
 
-def _copy_result(r):
+def copy_result(r):
+    """Return a copy of a result (None stays None), with its breakdown when it has one."""
     if r is None:
         return None
-    return {"scores": list(r["scores"]), "mafia": r["mafia"], "winners": list(r["winners"])}
+    out = {"scores": list(r["scores"]), "mafia": r["mafia"], "winners": list(r["winners"])}
+    if "tie_to_mafia" in r:
+        out["tie_to_mafia"] = r["tie_to_mafia"]
+    if "breakdown" in r:
+        b = r["breakdown"]
+        out["breakdown"] = {"players": [dict(p) for p in b["players"]], "mafia": dict(b["mafia"])}
+    return out
 
 
 # ---------------------------------------------------------------- reading positions (strict)
@@ -298,9 +305,31 @@ def _check_counts(s: State) -> None:
         _fail(f"more cards of {over} than the deck holds (R1)")
 
 
+_RESULT_KEYS = {"scores", "mafia", "winners"}
+# Positions written before the end breakdown existed have only _RESULT_KEYS.
+_BREAKDOWN_KEYS = {"tie_to_mafia", "breakdown"}
+
+
+def _ints(d, keys: set) -> bool:
+    """True when `d` is an object with exactly `keys`, each an integer."""
+    return type(d) is dict and set(d) == keys and all(type(d[k]) is int for k in keys)
+
+
 def _read_result(r, seats: int) -> dict:
-    if (type(r) is not dict or set(r) != {"scores", "mafia", "winners"} or type(r["scores"]) is not list
+    if (type(r) is not dict or not _RESULT_KEYS <= set(r) <= _RESULT_KEYS | _BREAKDOWN_KEYS
+            or type(r["scores"]) is not list
             or len(r["scores"]) != seats or any(type(x) is not int for x in r["scores"])
             or type(r["mafia"]) is not int or type(r["winners"]) is not list):
-        _fail("result must be {scores: [int per seat], mafia: int, winners: [...]}")
-    return {"scores": list(r["scores"]), "mafia": r["mafia"], "winners": list(r["winners"])}
+        _fail("result must be {scores: [int per seat], mafia: int, winners: [...]} (and tie_to_mafia, "
+              "breakdown)")
+    if "tie_to_mafia" in r and type(r["tie_to_mafia"]) is not bool:
+        _fail("result.tie_to_mafia must be a boolean")
+    if "breakdown" in r:
+        b = r["breakdown"]
+        if (type(b) is not dict or set(b) != {"players", "mafia"} or type(b["players"]) is not list
+                or len(b["players"]) != seats
+                or not all(_ints(p, {"coins_before", "final_harvest"}) for p in b["players"])
+                or not _ints(b["mafia"], {"treasury_before", "final_harvest", "factor"})):
+            _fail("result.breakdown must be {players: [{coins_before, final_harvest}], mafia: "
+                  "{treasury_before, final_harvest, factor}}")
+    return copy_result(r)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .cards import BOSSES, coins
 from .play import legal_actions
+from .state import copy_result
 
 
 def _entry(f):
@@ -50,9 +51,7 @@ def view(s, seat: int | None) -> dict:
         "planted": s.planted,
         "settled": s.settled[:],
         "last_turn": s.last_turn,
-        "result": None if s.result is None else {
-            "scores": list(s.result["scores"]), "mafia": s.result["mafia"],
-            "winners": list(s.result["winners"])},
+        "result": copy_result(s.result),
         "legal_actions": legal_actions(s) if mine else [],
     }
 

@@ -9,6 +9,7 @@ import threading
 
 import pytest
 
+from api import records
 from api.store.memory import MemoryStore
 from api.store.sqlite import SqliteStore
 from tests.api.fixtures_api import (  # noqa: F401
@@ -285,3 +286,41 @@ def test_a_duo_tutorial_is_refused(mclient, memory_store):
     for bad in (1, "true", None, "yes"):
         problem(mclient.post(f"{API}/games", json={"mode": "solo", "tutorial": bad}), 400, "invalid_request")
     assert count_games(memory_store) == 0
+
+
+# ------------------------------------------------------------------ end breakdown
+
+
+@pytest.mark.parametrize("mode", ["duo", "solo"])
+def test_the_result_explains_the_score(client, api_store, mode):
+    game = new_game(client, mode)
+    end = finish(game)
+    result = end["view"]["result"]
+    factor = 2 if mode == "solo" else 1
+    parts = result["breakdown"]
+    assert [p["coins_before"] + p["final_harvest"] for p in parts["players"]] == result["scores"]
+    assert parts["mafia"]["factor"] == factor
+    assert factor * (parts["mafia"]["treasury_before"] + parts["mafia"]["final_harvest"]) == result["mafia"]
+    tie = result["winners"] == ["mafia"] and max(result["scores"]) == result["mafia"]
+    assert result["tie_to_mafia"] is tie  # every case: tests/engine/test_scoring.py
+    # What the final harvest paid is what its events say.
+    log = client.get(f"{API}/games/{game.id}/events?since={end['version'] - 1}").get_json()["log"]
+    events = log[-1]["events"]
+    for seat in range(len(result["scores"])):
+        paid = sum(e["coins"] for e in events
+                   if e["type"] == "harvest" and e.get("final") and e["seat"] == seat)
+        assert parts["players"][seat]["final_harvest"] == paid
+    boss = sum(e["coins"] for e in events if e["type"] == "boss_harvest" and e.get("final"))
+    assert parts["mafia"]["final_harvest"] == boss
+    # Everyone sees the same result; the record carries it and still verifies.
+    assert game.get(None).get_json()["view"]["result"] == result
+    record = client.get(f"{API}/games/{game.id}/record").get_json()
+    assert record["result"] == result
+    assert records.verify(record) == result
+    # A record made before the breakdown existed verifies too; an altered breakdown does not.
+    old = dict(record, result={k: result[k] for k in ("scores", "mafia", "winners")})
+    assert records.verify(old) == result
+    record["result"]["breakdown"]["mafia"]["treasury_before"] += 1
+    with pytest.raises(records.RecordError):
+        records.verify(record)
+

@@ -164,6 +164,8 @@ def _reveal(pos):
 
 
 def _game_over(pos):
+    before = [len(p["coins"]) for p in pos["players"]]
+    treasury_before = len(pos["treasury"])
     for seat, p in enumerate(pos["players"]):  # R100, in the order of PROTOCOL §4
         for i, f in enumerate(p["fields"]):
             if f:
@@ -179,7 +181,14 @@ def _game_over(pos):
     mafia = len(pos["treasury"]) * (2 if pos["mode"] == "solo" else 1)  # R101
     best = max(scores)
     winners = [i for i, s in enumerate(scores) if s == best] if best > mafia else ["mafia"]  # R102, R103
-    pos["result"] = {"scores": scores, "mafia": mafia, "winners": winners}
+    pos["result"] = {"scores": scores, "mafia": mafia, "winners": winners,
+                     "tie_to_mafia": best == mafia,  # the Mafia wins every tie (A17, R103)
+                     "breakdown": {
+                         "players": [{"coins_before": b, "final_harvest": s - b}
+                                     for b, s in zip(before, scores, strict=True)],
+                         "mafia": {"treasury_before": treasury_before,
+                                   "final_harvest": len(pos["treasury"]) - treasury_before,
+                                   "factor": 2 if pos["mode"] == "solo" else 1}}}
     pos["phase"] = "over"
     pos["planted"], pos["settled"] = 0, []
 

@@ -85,7 +85,17 @@ def check_result(pos: dict) -> None:
     mafia = len(pos["treasury"]) * (2 if pos["mode"] == "solo" else 1)  # R101
     best = max(scores)
     winners = [i for i, s in enumerate(scores) if s == best] if best > mafia else ["mafia"]  # R102, R103
-    assert pos["result"] == {"scores": scores, "mafia": mafia, "winners": winners}
+    result = pos["result"]
+    assert {k: result[k] for k in ("scores", "mafia", "winners")} == {"scores": scores, "mafia": mafia,
+                                                                      "winners": winners}
+    # The breakdown adds up to the scores, and a Mafia win by a tie says so (A17, R103).
+    factor = 2 if pos["mode"] == "solo" else 1
+    parts = result["breakdown"]
+    assert [p["coins_before"] + p["final_harvest"] for p in parts["players"]] == scores
+    assert all(p["coins_before"] >= 0 and p["final_harvest"] >= 0 for p in parts["players"])
+    boss = parts["mafia"]
+    assert boss["factor"] == factor and factor * (boss["treasury_before"] + boss["final_harvest"]) == mafia
+    assert result["tie_to_mafia"] is (winners == ["mafia"] and best == mafia)
 
 
 def check_step(before: dict, action: dict, after: dict, events: list) -> None:
