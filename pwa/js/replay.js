@@ -4,6 +4,8 @@
 // client needs no rule for it. What an event cannot tell (the card under a discard pile's top) is
 // taken from the view the steps lead to, which replaces the copy once the last step is shown.
 
+import { coins, THIRD_FIELD_COST } from './beans.js';
+
 const copyView = (v) => ({
   ...v,
   players: v.players.map((p) => ({
@@ -25,8 +27,8 @@ function toDiscard(v, bean, n) {
 
 function setField(p, i, f) {
   p.fields[i] = f;
-  // The worth printed on a field belongs to its old content: drop it rather than show a wrong one.
-  if (p.harvest_values) p.harvest_values[i] = f ? p.harvest_values[i] : null;
+  // What a harvest would pay now, read off the printed beanometer (beans.js), as the view gives it.
+  if (p.harvest_values) p.harvest_values[i] = f ? coins(f[0], f[1]) : null;
 }
 
 function removeBundle(v, bean) {
@@ -67,8 +69,9 @@ export function step(v, e, rest = [], end = null) {
       const following = rest[0];
       if (!n.discard_size) n.discard_top = null;
       else if (following && following.type === 'from_discard') n.discard_top = following.bean;
-      else if (end && !rest.some(touchesDiscard)) n.discard_top = end.discard_top;
-      else n.discard_top = null; // unknown for a moment: the size is still right
+      // No event names the card under it: show the top the steps end with (a pile that changes
+      // again later in the same steps shows that top a moment early).
+      else if (end) n.discard_top = end.discard_top;
       break;
     }
     case 'exhausted':
@@ -131,8 +134,9 @@ export function step(v, e, rest = [], end = null) {
         player.fields.push(null);
         if (player.harvest_values) player.harvest_values.push(null);
         player.third_field = true;
-        // The price (coins to the set-aside pile) is on the card and in the view that follows.
-        if (end && end.players[e.seat]) player.coins = end.players[e.seat].coins;
+        // Its price, printed on the card: that many coins go face down onto the set-aside pile.
+        player.coins = Math.max(0, player.coins - THIRD_FIELD_COST);
+        n.set_aside += THIRD_FIELD_COST;
       }
       break;
     case 'phase':
@@ -151,8 +155,4 @@ export function step(v, e, rest = [], end = null) {
       break;
   }
   return n;
-}
-
-function touchesDiscard(e) {
-  return ['boss_harvest', 'harvest', 'discard', 'reshuffle', 'from_discard'].includes(e.type);
 }

@@ -5,7 +5,9 @@ step by step with the narration (and at once under prefers-reduced-motion), the 
 from __future__ import annotations
 
 import json
+import random
 import re
+import urllib.request
 
 from tests.e2e.conftest import PHONE
 from tests.e2e.pages import axe_check, play_turn, shot, step, version
@@ -348,3 +350,71 @@ def test_a_background_page_gets_a_notification_at_its_turn(phone):
         waiter.wait_for_timeout(200)
     assert waiter.evaluate(shown) == [["Al Cabohne Online", "Your turn!"]]
     assert player.evaluate(shown) == []
+
+
+def _api(server, method, path, token=None, body=None, key=None):
+    req = urllib.request.Request(server + "/api/v1" + path, method=method,
+                                 data=None if body is None else json.dumps(body).encode())
+    req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    if key:
+        req.add_header("Idempotency-Key", key)
+    with urllib.request.urlopen(req) as resp:
+        return json.loads(resp.read())
+
+
+# Everything of a view the board shows; legal_actions and the phase's bookkeeping (planted, settled)
+# are not drawn while steps play.
+SHOWN = ["mode", "phase", "active", "seat", "players", "bosses", "display", "discard_top", "discard_size",
+         "deck_size", "treasury", "set_aside", "exhaustions", "pass", "result"]
+
+
+def test_replaying_the_events_reaches_every_server_view(phone, server):
+    """The board shown between two versions is the old view with each event's public effect applied
+    (replay.js, in the browser). Over a whole duo game played through the API, replaying each
+    version's events, as each seat receives them, from that seat's previous view gives exactly the view
+    the server sends for the new version: the steps never drift from the truth."""
+    page = phone("replay")
+    page.goto("/")
+    page.wait_for_selector("[data-new=duo]")
+    g = _api(server, "POST", "/games", body={"mode": "duo"})
+    j = _api(server, "POST", "/games/join", body={"code": g["join_code"]})
+    gid, tokens = g["game_id"], {0: g["token"], 1: j["token"]}
+    rnd = random.Random(16)
+    pairs = {0: [], 1: []}
+    views = {s: _api(server, "GET", f"/games/{gid}", tokens[s]) for s in (0, 1)}
+    for n in range(1500):
+        cur = views[0]
+        active = cur["view"]["active"]
+        legal = views[active]["view"]["legal_actions"]
+        if not legal:
+            break
+        ends = [a for a in legal if a["type"] == "end_phase"]
+        action = ends[0] if ends and rnd.random() < 0.4 else rnd.choice(legal)  # a game of ~100 turns
+        _api(server, "POST", f"/games/{gid}/actions", tokens[active],
+             {"action": action, "version": cur["version"]}, key=f"replay-{n}")
+        for s in (0, 1):
+            new = _api(server, "GET", f"/games/{gid}", tokens[s])
+            log = _api(server, "GET", f"/games/{gid}/events?since={views[s]['version']}", tokens[s])["log"]
+            events = [e for entry in log for e in entry["events"]]
+            pairs[s].append([views[s]["view"], events, {k: new["view"].get(k) for k in SHOWN}])
+            views[s] = new
+    assert views[0]["view"]["phase"] == "over", "the game should be played to its end"
+    for s in (0, 1):
+        bad = page.evaluate("""async (pairs) => {
+          const { step } = await import('/js/replay.js');
+          const keys = Object.keys(pairs[0][2]);
+          const out = [];
+          pairs.forEach(([before, events, after], i) => {
+            let v = before;
+            events.forEach((e, k) => { v = step(v, e, events.slice(k + 1), after); });
+            const got = JSON.stringify(keys.map((key) => v[key]));
+            if (got !== JSON.stringify(keys.map((key) => after[key]))) {
+              out.push({i, events: events.map((e) => e.type), got: keys.map((key) => v[key]),
+                        want: keys.map((key) => after[key])});
+            }
+          });
+          return out.slice(0, 3);
+        }""", pairs[s])
+        assert not bad, json.dumps(bad)[:3000]
