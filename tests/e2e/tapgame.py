@@ -115,6 +115,8 @@ class Meter:
                 "taps_median_without_away_card": statistics.median(away) if away else 0,
                 "taps_total": sum(taps), "scrolls_total": sum(scrolls),
                 "taps_median": statistics.median(taps) if taps else 0,
+                "taps_by_kind": {k: sum(t.get(k, 0) for t in self.turns)
+                                 for k in ("act", "pick", "confirm", "away")},
                 "scrolls_median": statistics.median(scrolls) if scrolls else 0,
                 "taps_mean": round(statistics.mean(taps), 2) if taps else 0,
                 "scrolls_mean": round(statistics.mean(scrolls), 2) if scrolls else 0}
@@ -129,6 +131,8 @@ def tap(page, selector: str, turn: dict, check=None) -> None:
         page.locator(selector).scroll_into_view_if_needed()
     page.click(selector)
     turn["taps"] += 1
+    kind = "confirm" if "confirm" in selector else "pick" if "data-pick" in selector else "act"
+    turn[kind] = turn.get(kind, 0) + 1
 
 
 def settle(page) -> int:

@@ -197,14 +197,25 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
   const sole = seat !== null ? soleMove(offered) : null;
   const locked = locked0 || Boolean(sole);
   const legal = sole ? [] : offered;
-  const tg = targets(legal, sel);
+  // When exactly one bundle or hand card can be picked, it is picked already: choosing it would be a
+  // tap without a choice. (Picking is not a move: its targets light up, nothing happens until one is
+  // tapped.) A hidden hand is never picked for the player.
+  const free = targets(legal, null);
+  const only = sel || free.bundles.size + free.hand.size !== 1 ? null
+    : free.bundles.size ? { kind: 'bundle', bean: [...free.bundles][0] }
+      : hidden ? null : { kind: 'hand', index: [...free.hand][0] };
+  const chosen = sel || only;
+  const tg = targets(legal, chosen);
   const [confirm, setConfirm] = useState(null); // a harvest that pays nothing, waiting for a yes
   const [openOther, setOpenOther] = useState(false);
   const [info, setInfo] = useState(null);
   const me = seat !== null ? view.players[seat] : null;
-  // A harvest that pays nothing throws the field away: ask once more. Everything else acts at once.
+  // A harvest that pays nothing throws the field away: ask once more, unless harvesting is all there
+  // is to do (room must be made: which field was the choice, and it was just made). Everything else
+  // acts at once.
+  const mustHarvest = legal.every((x) => x.type === 'harvest' || x.type === 'buy_field');
   const act = (a) => {
-    if (a.type === 'harvest' && me && me.harvest_values && me.harvest_values[a.field] === 0) {
+    if (a.type === 'harvest' && !mustHarvest && me && me.harvest_values && me.harvest_values[a.field] === 0) {
       setConfirm(a);
       return;
     }
@@ -213,11 +224,11 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     if (a.type === 'plant_hand') store.setPref('handRuleSeen', true);
     onAct(a);
   };
-  const ctx = { view, seat, sel, setSel, onAct: act, locked, hidden, online: s.online, seats: s.seats, watch };
-  const selName = sel ? (sel.kind === 'bundle' ? bean(sel.bean) : me && me.hand ? bean(me.hand[sel.index]) : '') : '';
+  const ctx = { view, seat, sel: chosen, setSel, onAct: act, locked, hidden, online: s.online, seats: s.seats, watch };
+  const selName = !chosen ? '' : chosen.kind === 'bundle' ? bean(chosen.bean) : me && me.hand ? bean(me.hand[chosen.index]) : '';
   // With a card or bundle selected, the one sentence says where it may go.
   const banner = sole ? t('lay.auto', { what: label(sole, view, seat, hidden) })
-    : sel ? t('lay.selected', { what: selName }) : bannerText(view, { seat, busy: s.busy, watch });
+    : chosen ? t('lay.selected', { what: selName }) : bannerText(view, { seat, busy: s.busy, watch });
   const myTurn = legal.length > 0;
   const others = view.players.map((p, i) => [p, i]).filter(([, i]) => i !== seat);
   const buy = tg.buttons.find((a) => a.type === 'buy_field');
@@ -275,7 +286,7 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
           onClick=${() => { const a = confirm; setConfirm(null); setInfo(null); onAct(a); }}>${t('lay.confirm.yes')}</button>
         <button type="button" data-confirm="no" onClick=${() => setConfirm(null)}>${t('lay.confirm.no')}</button></div></div>` : null}
       <div class="bannerrow">
-        <p class=${`banner${myTurn ? ' mine' : ''}${sel ? ' selhint' : ''}`} role="status">${banner}</p>
+        <p class=${`banner${myTurn ? ' mine' : ''}${chosen ? ' selhint' : ''}`} role="status">${banner}</p>
         ${sel ? html`<button type="button" class="link cancel" onClick=${() => setSel(null)}>${t('table.cancel')}</button>` : null}
         ${mainButtons.length ? html`<div class="actionbar">${mainButtons.map((a) => html`<${Act} action=${a}
           label=${label(a, view, seat)} onAct=${act} primary=${a.type === 'end_phase'} />`)}</div>` : null}
