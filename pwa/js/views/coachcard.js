@@ -116,8 +116,16 @@ export function CoachCard({ id, s }) {
     if (cur !== p) save(cur);
   }, [view.phase]);
 
+  // A tip waits for the player's turn, then stays until it is closed, even if the game moves on under
+  // it (the client makes a move without a choice by itself).
   const myTurn = view.legal_actions.length > 0 && !s.busy && !s.pending;
-  const step = myTurn && R && R.lang === lang ? nextStep(view, cur) : null;
+  const shown = useRef(null);
+  let step = null;
+  if (R && R.lang === lang && !cur.done) {
+    const kept = shown.current && !cur.seen.includes(shown.current) ? STEPS.find((x) => x.id === shown.current) : null;
+    step = kept || (myTurn && view.phase !== 'over' ? nextStep(view, cur) : null);
+  }
+  shown.current = step ? step.id : null;
 
   // Point at the area, then put the card where it hides none of it, and give the card the focus.
   useLayoutEffect(() => {
