@@ -24,8 +24,9 @@ export function breakdown(result, mode) {
     total: result.mafia,
     before: m ? m.treasury_before : null,
     final: m ? m.final_harvest : null,
-    // Solo: the treasury counts double (the rules), so the total is twice before + final.
-    doubled: mode === 'solo',
+    // Solo: the treasury counts double (the rules); the server says so with `factor`.
+    doubled: m && m.factor ? m.factor > 1 : mode === 'solo',
+    factor: m && m.factor ? m.factor : (mode === 'solo' ? 2 : 1),
   };
   return { players, mafia };
 }
@@ -78,7 +79,7 @@ function Scores({ view, s, hotseat }) {
         <th scope="row">${t('table.mafia')}</th>
         <td>${num(mafia.before)}</td><td>${plus(mafia.final)}</td>
         <td class="total">${mafia.doubled && mafia.before !== null && mafia.final !== null
-          ? t('social.end.doubled', { sum: mafia.before + mafia.final, n: mafia.total }) : mafia.total}</td></tr>
+          ? t('social.end.doubled', { sum: mafia.before + mafia.final, factor: mafia.factor, n: mafia.total }) : mafia.total}</td></tr>
     </tbody>
   </table>
   ${mafia.doubled ? html`<p class="hint">${t('social.end.solo_double')}</p>` : null}`;
