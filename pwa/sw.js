@@ -5,6 +5,8 @@
 // files, so every release gets a fresh cache and the old one is deleted on activate.
 
 const CACHE = 'alcabohne-shell-__BUILD__';
+// Every module of the app (tests/e2e/test_web.py checks the list against the files); no comments
+// inside the list: the test reads it as JSON.
 const SHELL = [
   '/',
   '/manifest.webmanifest',
@@ -14,7 +16,7 @@ const SHELL = [
   '/js/replay.js', '/js/history.js', '/js/fly.js', '/js/views/follow.js',
   '/js/views/banner.js', '/js/views/bits.js', '/js/views/curtain.js', '/js/views/end.js',
   '/js/views/game.js', '/js/views/home.js', '/js/views/lobby.js', '/js/views/steps.js',
-  '/js/views/table.js', '/js/views/art.js', '/js/views/info.js', // PWA-LAYOUT: card art, info popover
+  '/js/views/table.js', '/js/views/art.js', '/js/views/info.js', '/js/names.js',
   '/i18n/de.json', '/i18n/en.json',
   '/js/learn.js', '/js/views/coach.js', '/js/views/coachcard.js',
   '/js/views/hinttext.js', '/js/views/rules.js', '/js/views/sketch.js',
