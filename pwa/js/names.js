@@ -7,8 +7,9 @@ import * as store from './store.js';
 
 export const MAX_NAME = 24;
 
-// Control characters (C0, DEL, C1) and the bidi overrides that could turn a name around on screen.
-const UNWANTED = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// Control characters (C0, DEL, C1), line and paragraph separators, and the bidi overrides and isolates
+// that could turn the text around a name on screen: the server refuses the same set.
+const UNWANTED = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** The name as the server accepts it (trimmed, no control characters, <= MAX_NAME), or null. */
 export function cleanName(raw) {

@@ -88,7 +88,7 @@ def test_names_on_both_phones_and_the_table_screen(phone, server):
     assert a.input_value("#myname") == ANNA
 
 
-def test_no_name_and_the_computer(phone):
+def test_no_name_and_the_computer(phone, server):
     page = phone("no-name", locale="de-DE")
     name_and_open(page, None)
     page.click("[data-new=duo]")
@@ -103,9 +103,13 @@ def test_no_name_and_the_computer(phone):
     bot = phone("bot-name")
     name_and_open(bot, "x" * 40)
     assert len(bot.input_value("#myname")) == 24  # the field holds at most 24 characters
+    # Control, separator and bidi characters never reach the server (it would refuse the name).
+    bot.fill("#myname", "\u202e Zo\u00eb\u2028 Ko\u0007 ")
     bot.click("[data-new=bot]")
     bot.wait_for_selector(".table")
     assert other_name(bot) == "Computer"
+    _, answer = call(server, "GET", f"/games/{game_id(bot)}")
+    assert [s["name"] for s in answer["seats"]] == ["Zo\u00eb Ko", None]
 
 
 def test_share_copies_the_link_where_there_is_no_share_sheet(phone, server):
