@@ -30,10 +30,8 @@ function Card({ x, y, code, back }) {
 }
 
 /** A pile of `n` cards of one kind (or an empty slot), with its count. */
-function Pile({ x, y, code, n, dashed }) {
-  if (!code) {
-    return html`<rect x=${x} y=${y} width="22" height="30" rx="3" class=${`sk-slot${dashed ? ' dashed' : ''}`} />`;
-  }
+function Pile({ x, y, code, n }) {
+  if (!code) return html`<rect x=${x} y=${y} width="22" height="30" rx="3" class="sk-slot" />`;
   const shown = Math.min(n, 3);
   return html`<g>${Array.from({ length: shown }, (_, i) => html`<${Card} x=${x + i * 4} y=${y - i * 3} code=${code} />`)}
     ${n > 1 ? html`<text x=${x + 34} y=${y + 22} class="sk-count">×${n}</text>` : null}</g>`;
@@ -128,8 +126,8 @@ export function Sketch({ name, R }) {
       <${Label} x=${10} y=${196} text=${A.fields} max=${250} />
       ${[['BR', 3], ['FR', 1], [null, 0]].map(([code, n], i) => html`<g>
         <rect x=${8 + i * 86} y="202" width="80" height="46" rx="6" class=${`sk-box${pic.third && i === 2 ? ' dashed' : ''}`} />
-        ${pic.third && i === 2 ? html`<text x=${14 + i * 86} y="216" class="sk-small">${A.third}</text>` : null}
-        <${Pile} x=${20 + i * 86} y=${212} code=${code} n=${n} dashed=${pic.third && i === 2} /></g>`)}
+        ${pic.third && i === 2 ? html`<text x=${48 + i * 86} y="229" text-anchor="middle" class="sk-label">${A.third}</text>`
+          : html`<${Pile} x=${20 + i * 86} y=${212} code=${code} n=${n} />`}</g>`)}
     </g>
     <g class=${on('coins')}>
       <rect x="272" y="182" width="86" height="72" rx="8" class="sk-zone" />
