@@ -120,12 +120,15 @@ def create_game(args):
 
 @blp.route("/games/join", methods=["POST"])
 @blp.arguments(JoinSchema())
-@blp.response(200, SeatGrantSchema, description="The seat the code opened, with its new token.")
-@problems("unknown_code", "rate_limited")
+@blp.response(200, SeatGrantSchema, description="The seat the code opened, with its new token. A caller "
+              "sending a token that holds a seat of the code's game gets that seat and token back "
+              "instead, and nothing changes (the code stays open for the other player).")
+@blp.doc(security=OPTIONAL_TOKEN)
+@problems("unknown_code", "rate_limited", "bad_token")
 def join_game(args):
     """Take a seat with a join code, or move a seat here with a transfer code."""
     return _json(_service().join(args["code"], request.remote_addr or "unknown", _base_url(),
-                                 name=args["name"]))
+                                 name=args["name"], token=_token()))
 
 
 @blp.route("/games/<game_id:game_id>", methods=["GET"])

@@ -489,9 +489,12 @@ class GameService:
                            f"At most {self.join_limit} join attempts in {self.join_window} s; wait.",
                            headers={"Retry-After": str(self.join_window)})
 
-    def join(self, code: str, client: str, base_url: str, name: str | None = None) -> dict:
+    def join(self, code: str, client: str, base_url: str, name: str | None = None,
+             token: str | None = None) -> dict:
         """Take the seat a join or transfer code opens; return {game_id, version, seat, token, view, seats}.
-        `name` (already cleaned) becomes the seat's name; None keeps the name the seat has.
+        `name` (already cleaned) becomes the seat's name; None keeps the name the seat has. A caller
+        whose `token` holds a seat of the code's game gets that seat back with the same token, and
+        nothing changes (the host's phone opening its own join link must not take the other seat).
 
         Raises rate_limited (too many attempts from `client`), unknown_code.
         """
@@ -511,6 +514,11 @@ class GameService:
                 raise ApiError("unknown_code", "The game of this code has expired.")
             version, raw = found
             doc = jsontext.loads_own(raw)
+            own = auth.seat_of(token, doc["s"])
+            if own is not None:  # already seated here: answer that seat, leave the code for the other
+                body = self._game_body(game_id, version, doc, engine.from_position(doc["p"]), own, base_url)
+                body["token"] = token
+                return body
             seat, change = self._seat_for_code(doc, norm, binding)
             was = night.names(doc)[seat]
             token = auth.new_token()

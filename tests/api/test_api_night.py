@@ -324,3 +324,39 @@ def test_the_result_explains_the_score(client, api_store, mode):
     with pytest.raises(records.RecordError):
         records.verify(record)
 
+
+
+# ------------------------------------------------------------------ own join link
+
+
+def test_joining_with_ones_own_token_gives_back_ones_own_seat(client, api_store):
+    host = create(client, "duo", name="Ann").get_json()
+    code = host["join_code"]
+    # The host's phone opens its own join link: seat 0 again, the same token, nothing changes.
+    resp = client.post(f"{API}/games/join", json={"code": code}, headers=bearer(host["token"]))
+    assert resp.status_code == 200, resp.get_json()
+    mine = resp.get_json()
+    assert (mine["game_id"], mine["seat"], mine["version"]) == (host["game_id"], 0, 1)
+    assert mine["token"] == host["token"]
+    assert mine["seats"][1] == {"seat": 1, "taken": False, "name": None}
+    assert mine["join_code"] == code  # still open for the other player
+    version, doc = stored(api_store, host["game_id"])
+    assert version == 1 and doc["s"][1] is None
+    # The other player still joins with it.
+    guest = join(client, code, name="Bo").get_json()
+    assert guest["seat"] == 1 and guest["version"] == 2
+    # A token of another game does not count: it is an ordinary join (here: the code is used up).
+    other = create(client, "duo").get_json()
+    resp = client.post(f"{API}/games/join", json={"code": other["join_code"]}, headers=bearer(host["token"]))
+    assert resp.get_json()["seat"] == 1 and resp.get_json()["token"] != host["token"]
+    # A malformed Authorization header is refused like everywhere else.
+    resp = client.post(f"{API}/games/join", json={"code": code}, headers={"Authorization": "Basic x"})
+    problem(resp, 401, "bad_token")
+
+
+def test_ones_own_token_with_a_used_code_is_still_unknown(mclient):
+    """A used code no longer names its game: the client keeps its own token per game and resumes from it."""
+    host = create(mclient, "duo").get_json()
+    join(mclient, host["join_code"])
+    resp = mclient.post(f"{API}/games/join", json={"code": host["join_code"]}, headers=bearer(host["token"]))
+    problem(resp, 404, "unknown_code")
