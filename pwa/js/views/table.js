@@ -17,6 +17,7 @@ import { Steps } from './steps.js';
 import { bannerText } from './banner.js';
 import { HintText } from './hinttext.js';
 import { InfoPop, meterText } from './info.js';
+import { HistoryList } from './follow.js';
 import { seatName } from '../names.js';
 
 const BOSS_ORDER = ['al', 'don', 'joe'];
@@ -313,6 +314,7 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     ${watch ? html`<div data-area="hint" class="say"><p class="banner" role="status">${banner}</p>
       ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />` : null}</div>` : null}
     <div data-area="history-slot" class="history-slot">
+      ${watch ? html`<h2 class="sub">${t('lay.history')}</h2><${HistoryList} log=${s.log || []} limit=${3} />` : null}
       ${s.busy || watch ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />`}
     </div>
     ${watch ? null : dock}
