@@ -73,6 +73,9 @@ def _check_rules_page(page, lang, size):
     need = {b: [min(n for n in range(1, 12) if cards.coins(b, n) >= t) for t in cards.THRESHOLD]
             for b in cards.BEANS}
     assert bosses == [need[b] for b in cards.BEANS]
+    # ... and laid out as tables (a class name shared with the game screen once turned them into flex rows).
+    shown = page.eval_on_selector_all("table[data-table]", "ts => ts.map((t) => getComputedStyle(t).display)")
+    assert shown == ["table", "table"]
     # Our decisions are marked, every section picture is drawn, and no rule id reaches the reader.
     assert page.locator("aside.decided").count() >= 12
     assert page.locator("svg.sketch[role=img]").count() >= 12

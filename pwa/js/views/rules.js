@@ -7,7 +7,8 @@ import { html } from '../html.js';
 import { t, bean, boss as bossName, currentLang } from '../i18n.js';
 import { BEANS, BEANOMETER, COUNTS, THRESHOLD, BOSS_ORDER } from '../beans.js';
 import { rulesText, rulesHref, backHref, startTutorial } from '../learn.js';
-import { Sketch, BeanChip } from './sketch.js';
+import { Sketch } from './sketch.js';
+import { Art } from './art.js';
 
 /** Inline marks of the rules text: **strong**, *emphasis*, [words](section). Rendered as nodes, never
  * as markup, so the text cannot inject anything. */
@@ -30,13 +31,13 @@ function Beanometers({ R }) {
   const T = R.table;
   // The wrapper scrolls sideways on a narrow screen: it takes the focus so keyboards can scroll it too.
   return html`<div class="tablewrap" tabindex="0" role="region" aria-labelledby="cap-beanometer">
-    <table class="meter" data-table="beanometer">
+    <table class="rtable" data-table="beanometer">
     <caption id="cap-beanometer">${T.caption}</caption>
     <thead><tr><th scope="col" rowspan="2">${T.bean}</th><th scope="col" rowspan="2">${T.cards}</th>
       <th scope="colgroup" colspan="4">${T.coinsgroup}</th></tr>
       <tr>${[1, 2, 3, 4].map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
     <tbody>${BEANS.map((b) => html`<tr data-bean=${b}>
-      <th scope="row"><${BeanChip} code=${b} /> ${bean(b)}</th><td>${COUNTS[b]}</td>
+      <th scope="row"><${Art} code=${b} /> ${bean(b)}</th><td>${COUNTS[b]}</td>
       ${BEANOMETER[b].map((n) => html`<td>${n}</td>`)}</tr>`)}</tbody>
   </table></div>`;
 }
@@ -47,11 +48,11 @@ function BossTable({ R }) {
   const plural = new Intl.PluralRules(currentLang());
   const coinsText = (n) => T[`threshold.value.${plural.select(n)}`].replace('{n}', n);
   return html`<div class="tablewrap" tabindex="0" role="region" aria-labelledby="cap-bosses">
-    <table class="meter" data-table="bosses">
+    <table class="rtable" data-table="bosses">
     <caption id="cap-bosses">${T.bosscaption}</caption>
     <thead><tr><th scope="col">${T.bean}</th>${BOSS_ORDER.map((b) => html`<th scope="col">${bossName(b)}
       <span class="th-sub">${T.threshold} ${coinsText(THRESHOLD[b])}${b === 'joe' ? ` (${T.solo})` : ''}</span></th>`)}</tr></thead>
-    <tbody>${BEANS.map((b) => html`<tr><th scope="row"><${BeanChip} code=${b} /> ${bean(b)}</th>
+    <tbody>${BEANS.map((b) => html`<tr><th scope="row"><${Art} code=${b} /> ${bean(b)}</th>
       ${BOSS_ORDER.map((x) => html`<td>${BEANOMETER[b][THRESHOLD[x] - 1]}</td>`)}</tr>`)}</tbody>
   </table></div>`;
 }

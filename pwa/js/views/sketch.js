@@ -8,13 +8,6 @@ import { boss as bossName } from '../i18n.js';
 // Bean colours of the drawing; each card also carries its code letters, so colour is never the only cue.
 const FILL = { BL: '#7fa8e0', KI: '#e8a1ab', FI: '#f29a72', PU: '#c5dc7c', BR: '#d6b48c', FR: '#8fd08f', RU: '#c7a6e0' };
 
-/** A bean as a tiny card, for tables and lists (decorative: the bean's name is always written next to it). */
-export function BeanChip({ code }) {
-  return html`<svg class="chip" viewBox="0 0 20 26" width="16" height="21" aria-hidden="true" focusable="false">
-    <rect x="1" y="1" width="18" height="24" rx="3" fill=${FILL[code]} stroke="#5b5140" />
-    <text x="10" y="17" text-anchor="middle" class="chip-code">${code}</text></svg>`;
-}
-
 /** A label that never runs out of its box: a long word (German) is squeezed to `max` drawing units. */
 function Label({ x, y, text, max, cls = 'sk-label' }) {
   const wide = text.length * (cls === 'sk-small' ? 5.6 : 6.6) > max;
