@@ -19,9 +19,12 @@ BEANS = {"BL": "Blue bean", "KI": "Kidney bean", "FI": "Fire bean", "PU": "Puff 
 BOSSES = {"al": "Al Cabohne", "don": "Don Corlebohne", "joe": "Joe Bohnano"}
 
 
-def start_duo(phone, guest_locale="en-US", **options):
+def start_duo(phone, guest_locale="en-US", init=None, **options):
     a = phone("host", **options)
     b = phone("guest", locale=guest_locale, **options)
+    if init:
+        for page in (a, b):
+            page.context.add_init_script(init)
     a.goto("/")
     a.click("[data-new=duo]")
     code = a.get_attribute("[data-code]", "data-code")
@@ -263,24 +266,34 @@ def test_reduced_motion_shows_the_end_state_at_once(phone):
 def test_turn_cues_settings_and_notification_offer(phone):
     """The sound is off by default and remembered once switched on; the notification permission is
     never asked on the first load, only offered while the player waits for the other one."""
-    a, b, _ = start_duo(phone)
-    for page in (a, b):
-        page.evaluate("""() => {
-          window.__asked = 0;
-          if (window.Notification) {
-            const ask = Notification.requestPermission.bind(Notification);
-            Notification.requestPermission = (...args) => { window.__asked += 1; return ask(...args); };
-          }
-        }""")
+    # Count the permission requests from the very first script of every page load on.
+    count = """window.__asked = 0;
+      if (window.Notification) {
+        const ask = Notification.requestPermission.bind(Notification);
+        Notification.requestPermission = (...args) => { window.__asked += 1; return ask(...args); };
+      }"""
+    a, b, _ = start_duo(phone, init=count)
     player, waiter = whose(a, b)
+    assert [p.evaluate("() => window.__asked") for p in (a, b)] == [0, 0]  # not on load, not at the start
     assert player.locator('[data-follow="notify-offer"]').count() == 0  # it is their turn: no offer
-    state = waiter.evaluate("() => window.Notification ? Notification.permission : 'none'")
-    if state == "default":
-        waiter.wait_for_selector('[data-follow="notify-offer"]')
-        shot(waiter, "follow-04-notify-offer")
-        waiter.click('[data-follow="notify-offer"] button.link')  # "No, thanks": never asked again
-        waiter.wait_for_selector('[data-follow="notify-offer"]', state="detached")
-        assert waiter.evaluate("() => window.__asked") == 0
+    assert waiter.evaluate("() => Notification.permission") == "default"  # not asked yet
+    waiter.wait_for_selector('[data-follow="notify-offer"]')
+    axe_check(waiter, "follow-04-notify-offer")
+    waiter.click('[data-follow="notify-offer"] button.link')  # "No, thanks": never asked again
+    waiter.wait_for_selector('[data-follow="notify-offer"]', state="detached")
+    assert waiter.evaluate("() => window.__asked") == 0
+    # The other phone, once it waits, says yes: the browser is asked once, and the offer is gone.
+    play_turn(player)
+    player.wait_for_selector('[data-follow="notify-offer"]', timeout=LIVE_TIMEOUT)
+    player.click('[data-follow="notify-offer"] button:not(.link)')
+    player.wait_for_selector('[data-follow="notify-offer"]', state="detached")
+    assert player.evaluate("() => window.__asked") == 1
+    player.reload()
+    player.wait_for_selector(".table")
+    assert player.locator('[data-follow="notify-offer"]').count() == 0
+    settled(waiter)
+    if waiter.locator('[data-follow="away"]').count():
+        waiter.click('[data-follow="away"] button')
     prefs = json.loads(waiter.evaluate("() => localStorage.getItem('alc.prefs') || '{}'"))
     assert prefs.get("turnSound") is None
 
