@@ -130,7 +130,12 @@ def test_away_card_and_history_follow_a_duo_game(phone):
     # A sound is off until the player turns it on.
     a.click('[data-follow="history"]')
     assert not a.is_checked('[data-follow="sound"]')
+    # The drawer is a modal dialog: the keyboard stays in it, Escape closes it and goes back to its button.
+    for _ in range(5):
+        a.keyboard.press("Tab")
+        assert a.evaluate("() => Boolean(document.activeElement.closest('[data-follow=\"drawer\"]'))")
     close_history(a)
+    assert a.evaluate("() => document.activeElement.dataset.follow") == "history"
 
     for turn in range(5):
         player, other = whose(a, b)

@@ -61,11 +61,27 @@ function CueSettings() {
 
 function Drawer({ s, watch }) {
   const close = useRef(null);
+  const box = useRef(null);
   // Layout effects: the dialog takes the focus and Escape as soon as it is drawn, not a frame later.
   useLayoutEffect(() => {
     const opener = document.activeElement;
     if (close.current) close.current.focus();
-    const onKey = (ev) => { if (ev.key === 'Escape') setOpen(false); };
+    const onKey = (ev) => {
+      if (ev.key === 'Escape') setOpen(false);
+      else if (ev.key === 'Tab' && box.current) {
+        // A modal dialog keeps the keyboard inside: Tab past the last control comes back to the first.
+        const all = box.current.querySelectorAll('button, input, a[href]');
+        const first = all[0];
+        const last = all[all.length - 1];
+        if (ev.shiftKey && document.activeElement === first) {
+          ev.preventDefault();
+          last.focus();
+        } else if (!ev.shiftKey && document.activeElement === last) {
+          ev.preventDefault();
+          first.focus();
+        }
+      }
+    };
     document.addEventListener('keydown', onKey);
     return () => {
       document.removeEventListener('keydown', onKey);
@@ -74,7 +90,8 @@ function Drawer({ s, watch }) {
   }, []);
   const complete = s.logVersion >= s.version;
   return html`<div class="follow-backdrop" onClick=${() => setOpen(false)}></div>
-    <section class="drawer" role="dialog" aria-modal="true" aria-labelledby="hist-title" data-follow="drawer">
+    <section class="drawer" role="dialog" aria-modal="true" aria-labelledby="hist-title" data-follow="drawer"
+      ref=${box}>
       <header class="drawer-head">
         <h2 id="hist-title">${t('hist.title')}</h2>
         <button type="button" ref=${close} onClick=${() => setOpen(false)}>${t('hist.close')}</button>
