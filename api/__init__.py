@@ -22,6 +22,7 @@ def create_app(config: dict | None = None) -> Flask:
     from flask import Flask
 
     from api import errors, games, gctune, logs, metrics, openapi, probes, web, ws
+    from api.hub import Hub
     from api.service import GameService, Lifetimes
 
     app = Flask(__name__, static_folder=None)
@@ -44,6 +45,11 @@ def create_app(config: dict | None = None) -> Flask:
 
         store = open_store(app.config["STORE_URL"], app.config["DATA_DIR"])
     c = app.config
+    # The service is built with what hears of its work: the hub fans each commit out to the websockets
+    # (of this process at once, of others through the store's nudge); the observer feeds the metrics.
+    watching = metrics.observer(store)
+    hub = Hub(store, ping_interval=c["WS_PING_INTERVAL"] or 25.0, observer=watching)
+    app.extensions["alcabohne.hub"] = hub
     app.extensions["alcabohne.service"] = GameService(
         store,
         Lifetimes(game=c["GAME_TTL"], finished=c["FINISHED_TTL"], lobby=c["LOBBY_TTL"],
@@ -51,6 +57,8 @@ def create_app(config: dict | None = None) -> Flask:
         join_limit=c["JOIN_LIMIT"],
         join_window=c["JOIN_WINDOW"],
         bot_budgets={"mc": {"playouts": c["BOT_MC_PLAYOUTS"], "width": c["BOT_MC_WIDTH"]}},
+        fanout=hub,
+        observer=watching,
     )
 
     api = _api_class()(app, spec_kwargs={"info": {"description": openapi.DESCRIPTION}})
@@ -64,7 +72,7 @@ def create_app(config: dict | None = None) -> Flask:
     ws.init_app(app)  # GET /api/v1/games/{id}/ws and /api/v1/ws.schema.json (PROTOCOL §7)
     app.register_blueprint(web.bp)
     app.register_blueprint(probes.bp)  # /healthz, /readyz
-    metrics.instrument(app)  # /metrics; wraps the service and the hub, so after ws.init_app
+    metrics.register(app, watching)  # /metrics
 
     app.after_request(_cors)
     gctune.tune(app.config["GC_THRESHOLD"])  # last: what exists now is frozen (in a worker, the app)

@@ -13,7 +13,6 @@ from werkzeug.routing import BaseConverter
 
 from api import auth
 from api.errors import CODES, PROBLEM_TYPE, ApiError
-from api.hub import nudge_frames
 from api.schemas import (
     ActionRequestSchema,
     ActionResultSchema,
@@ -150,15 +149,12 @@ def get_game(game_id):
           "idempotency_mismatch")
 def post_action(headers, args, game_id):
     """Make a move."""
-    hub = current_app.extensions.get("alcabohne.hub")
-    # This process's sockets of the game get each commit at once (other processes by the store's nudge).
-    on_commit = (lambda game, entry: hub.push_committed(game_id, game, entry)) if hub is not None else None
-    text, replayed = _service().act(game_id, _token(), args, headers.get("idempotency_key"), _base_url(),
-                                    on_commit=on_commit, frames=nudge_frames if hub is not None else None)
+    service = _service()
+    outcome = service.act(game_id, _token(), args["action"], args["version"], headers.get("idempotency_key"))
     # Sent as rendered by the service (ActionResultSchema describes it): a retry gets the same bytes,
-    # rendered again from the idempotency record.
-    resp = current_app.response_class(text, mimetype="application/json")
-    if replayed:
+    # rendered again from the log.
+    resp = current_app.response_class(service.answer(outcome, _base_url()), mimetype="application/json")
+    if outcome.replayed:
         resp.headers["Idempotent-Replayed"] = "true"
     return resp
 
@@ -202,10 +198,7 @@ def get_record(game_id):
 @problems("unknown_game", "bad_token", "game_not_over", "seat_taken")
 def rematch(game_id):
     """Play again: the next game of a finished game."""
-    hub = current_app.extensions.get("alcabohne.hub")
-    # This process's sockets of both games get each commit at once (others by the store's nudge).
-    return _json(_service().rematch(game_id, _token(), _base_url(),
-                                    on_commit=hub.push_committed if hub is not None else None))
+    return _json(_service().rematch(game_id, _token(), _base_url()))
 
 
 @blp.route("/games/<game_id:game_id>/transfer", methods=["POST"])

@@ -3,7 +3,7 @@
 One hub per app (so per gunicorn worker). On the first socket it makes the worker's ONE store
 subscription (Redis: the store's PSUBSCRIBE, made before its listener thread starts; embedded stores:
 the in-process broker). It keeps a registry game id -> connections behind a lock. A commit reaches
-the sockets of the process that made it straight from the committing thread (`push_committed`), and
+the sockets of the process that made it straight from the committing thread (`deliver`), and
 the other processes' sockets by the store's nudge, which carries the committed document and the frames
 the committer rendered for the other seats before committing (`nudge_frames`): the listener thread
 forwards those, renders what else its sockets need (the mover's seat, watchers, sockets more than one
@@ -33,8 +33,8 @@ import engine
 from api import jsontext
 from api.errors import ApiError
 from api.night import RESERVED_SEAT, table_info
-from api.service import BOT_SEAT, Events, GameService, Loaded
-from api.store.base import StoreUnavailable
+from api.service import BOT_SEAT, Commit, Events, GameService, Loaded, Observer
+from api.store.base import GameStore, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -192,9 +192,10 @@ class Hub:
     the seats of a worker that died without cleaning up go offline within about 4 intervals.
     """
 
-    def __init__(self, service: GameService, *, ping_interval: float):
-        self._service = service
-        self._store = service.store
+    def __init__(self, store: GameStore, *, ping_interval: float, observer: Observer | None = None):
+        self._service: GameService | None = None  # reads games for the fan-out: see bind
+        self._store = store
+        self._observer = observer or Observer()
         self._lock = threading.Lock()
         self._games: dict[str, set[Connection]] = {}
         self._cancel: Callable[[], None] | None = None
@@ -205,6 +206,32 @@ class Hub:
         self._presence_lock = threading.Lock()
         self.beat = max(float(ping_interval or 25.0), 0.2)
         self.presence_ttl = 3 * self.beat
+
+    # ------------------------------------------------------------------ the fan-out of GameService
+
+    def bind(self, service: GameService) -> None:
+        """Take the service whose commits this hub fans out; it reads games for the hub (the latest
+        version, the events of a move, the recent versions a next move starts from)."""
+        self._service = service
+
+    def render(self, commit: Commit) -> str:
+        """Return what rides the store's nudge of `commit` (nudge_frames), rendered before it is
+        stored: other processes forward it instead of rendering."""
+        game = commit.game
+        return nudge_frames(game.state(), game.version, commit.events, game.seats, commit.mover,
+                            table_info(game.doc))
+
+    def deliver(self, commit: Commit) -> None:
+        """Bring this process's sockets of the game to `commit`, just stored, on the committing thread:
+        they need not wait for the store's nudge, and nothing is read back; the mover's sockets come
+        last. Never raises: the change is stored whatever happens to a push."""
+        game = commit.game
+        try:
+            conns = self.connections(commit.game_id)
+            if conns and any(conn.version < game.version for conn in conns):
+                self._refresh(commit.game_id, conns, game, commit.events, commit.mover)
+        except Exception:
+            log.exception("push of %s v%s failed", commit.game_id, game.version)
 
     # ------------------------------------------------------------------ registry
 
@@ -221,6 +248,7 @@ class Hub:
                 self._heartbeat = threading.Thread(target=self._beat, name="hub-presence", daemon=True)
                 self._heartbeat.start()
             self._games.setdefault(conn.game_id, set()).add(conn)
+        self._observer.socket_opened(conn.id)
         if conn.seat is not None:
             try:
                 self._store.set_presence(conn.game_id, conn.id, conn.seat, self.presence_ttl)
@@ -232,10 +260,13 @@ class Hub:
         """Forget `conn` and withdraw its presence entry (never raises)."""
         with self._lock:
             conns = self._games.get(conn.game_id)
-            if conns is not None:
+            known = conns is not None and conn in conns
+            if known:
                 conns.discard(conn)
                 if not conns:
                     del self._games[conn.game_id]
+        if known:
+            self._observer.socket_closed(conn.id)
         if conn.seat is not None:
             try:
                 self._store.set_presence(conn.game_id, conn.id, conn.seat, 0)
@@ -334,19 +365,6 @@ class Hub:
         except Exception:
             log.exception("push of %s v%s failed", game_id, version)
 
-    def push_committed(self, game_id: str, game: Loaded, events: list[dict],
-                       mover: int | None = None) -> None:
-        """Bring this process's sockets of `game_id` to `game` (as just committed here, with its
-        unredacted `events`) now, on the calling thread: the local sockets need not wait for the store's
-        nudge, and nothing is read back; the `mover` seat's sockets come last. Never raises: the move
-        is committed whatever happens to a push."""
-        try:
-            conns = self.connections(game_id)
-            if conns and any(conn.version < game.version for conn in conns):
-                self._refresh(game_id, conns, game, events, mover)
-        except Exception:
-            log.exception("push of %s v%s failed", game_id, game.version)
-
     def _push(self, game_id: str, version: int, snapshot: tuple[str, str, str] | None) -> None:
         conns = self.connections(game_id)
         if not conns or all(conn.version >= version for conn in conns):
@@ -367,7 +385,8 @@ class Hub:
     def _refresh(self, game_id: str, conns: list[Connection], game: Loaded | None = None,
                  events: Events = None, last_seat: int | None = None) -> None:
         """Render `game` (None: read the latest version) for `conns` (`last_seat` last); a store outage
-        tells them to resync."""
+        tells them to resync. The observer hears how long it took (the server's part of a push)."""
+        started = time.perf_counter()
         try:
             if game is None:
                 game, events = self._service.latest(game_id)
@@ -377,6 +396,8 @@ class Hub:
         except StoreUnavailable:
             for conn in conns:
                 conn.push(encode({"type": "resync"}))
+        finally:
+            self._observer.push(time.perf_counter() - started)
 
     def _on_presence(self, game_id: str) -> None:
         """The online seats of `game_id` changed somewhere: tell the local sockets (listener thread)."""

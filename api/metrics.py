@@ -1,8 +1,7 @@
-"""Prometheus metrics at `GET /metrics` (text format), fed by hooks around the service and the hub.
+"""Prometheus metrics at `GET /metrics` (text format), fed through the observer (api.service.Observer).
 
-Nothing here is called from the hot paths' own code: `instrument(app)` (create_app) wraps the
-instance methods `GameService.act`, `Hub.attach`/`detach` and the hub's per-push step, so api/ws.py,
-api/hub.py and api/service.py stay unaware of metrics.
+`MetricsObserver` is handed to the service and the hub when create_app builds them; they call it as
+they work. Nothing here replaces or wraps their methods, so a rename cannot silently drop a metric.
 
 Several gunicorn workers: each worker is a process with its own counters, and a scrape reaches ONE
 worker at random. So under gunicorn set PROMETHEUS_MULTIPROC_DIR (an empty directory, wiped at start
@@ -28,11 +27,9 @@ Metrics:
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import threading
-import time
 
 from flask import Blueprint, Response, current_app, has_request_context, request
 from prometheus_client import (
@@ -46,8 +43,7 @@ from prometheus_client import (
 )
 
 from api.active_games import ActiveGames
-from api.errors import ApiError
-from api.store.base import StoreUnavailable
+from api.service import Observer
 
 log = logging.getLogger(__name__)
 
@@ -83,82 +79,54 @@ OUTCOMES = {
 bp = Blueprint("metrics", __name__)
 
 
-def instrument(app) -> None:
-    """Wrap the app's service and hub with the hooks that feed the metrics; register GET /metrics."""
-    service = app.extensions["alcabohne.service"]
-    active = app.extensions["alcabohne.active_games"] = ActiveGames(service.store)
-    service.act = _timed_act(service.act, active)
-    hub = app.extensions.get("alcabohne.hub")
-    if hub is not None:
-        _count_sockets(hub)
+class MetricsObserver(Observer):
+    """Turns what the service and the hub report into the metrics; notes moves for `active`."""
+
+    def __init__(self, active: ActiveGames) -> None:
+        self.active = active
+        self._lock = threading.Lock()
+        self._live: set[str] = set()
+
+    def action(self, game_id: str, outcome: str, seconds: float) -> None:
+        transport = _transport()
+        label = outcome if outcome in ("ok", "replayed") else OUTCOMES.get(outcome, "error")
+        if outcome == "ok":
+            self.active.touch(game_id)
+        ACTION_SECONDS.labels(transport).observe(seconds)
+        ACTIONS.labels(label, transport).inc()
+
+    def push(self, seconds: float) -> None:
+        FANOUT_SECONDS.observe(seconds)
+
+    def socket_opened(self, conn_id: str) -> None:
+        with self._lock:
+            if conn_id in self._live:
+                return
+            self._live.add(conn_id)
+        OPEN_SOCKETS.inc()
+
+    def socket_closed(self, conn_id: str) -> None:
+        with self._lock:
+            if conn_id not in self._live:
+                return
+            self._live.discard(conn_id)
+        OPEN_SOCKETS.dec()
+
+
+def observer(store) -> MetricsObserver:
+    """Return the observer that feeds this process's metrics from the service and hub over `store`."""
+    return MetricsObserver(ActiveGames(store))
+
+
+def register(app, watching: MetricsObserver) -> None:
+    """Register GET /metrics, with the active-games gauge of `watching`."""
+    app.extensions["alcabohne.active_games"] = watching.active
     app.register_blueprint(bp)
 
 
 def _transport() -> str:
     # Outside a request context: a websocket's reader thread, where api.ws answers actions.
     return "ws" if not has_request_context() or request.path.endswith("/ws") else "http"
-
-
-def _timed_act(act, active: ActiveGames):
-    @functools.wraps(act)
-    def timed(game_id, *args, **kwargs):
-        transport = _transport()
-        outcome = "error"
-        started = time.perf_counter()
-        try:
-            answer, replayed = act(game_id, *args, **kwargs)
-            outcome = "replayed" if replayed else "ok"
-            if not replayed:
-                active.touch(game_id)
-            return answer, replayed
-        except ApiError as err:
-            outcome = OUTCOMES.get(err.code, "error")
-            raise
-        except StoreUnavailable:
-            outcome = "unavailable"
-            raise
-        finally:
-            ACTION_SECONDS.labels(transport).observe(time.perf_counter() - started)
-            ACTIONS.labels(outcome, transport).inc()
-
-    return timed
-
-
-def _count_sockets(hub) -> None:
-    """Count a socket from a successful attach to its detach (attach may fail after detaching itself)."""
-    attach, detach = hub.attach, hub.detach
-    lock = threading.Lock()
-    live: set[str] = set()
-
-    def counted_attach(conn):
-        attach(conn)
-        with lock:
-            if conn.id not in live:
-                live.add(conn.id)
-                OPEN_SOCKETS.inc()
-
-    def counted_detach(conn):
-        try:
-            detach(conn)
-        finally:
-            with lock:
-                if conn.id in live:
-                    live.discard(conn.id)
-                    OPEN_SOCKETS.dec()
-
-    hub.attach, hub.detach = counted_attach, counted_detach
-    # The hub's one step per push of a game (read it unless given, render each seat, queue or send),
-    # run by its renderer threads for store nudges and by a handler thread for its own moves.
-    refresh = getattr(hub, "_refresh", None)
-    if refresh is not None:
-        def timed_refresh(game_id, conns, *args):
-            started = time.perf_counter()
-            try:
-                return refresh(game_id, conns, *args)
-            finally:
-                FANOUT_SECONDS.observe(time.perf_counter() - started)
-
-        hub._refresh = timed_refresh
 
 
 @bp.get("/metrics")

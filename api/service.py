@@ -16,13 +16,14 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import engine
 import engine.bots
 from api import auth, gamelog, jsontext, night, records
 from api.errors import ApiError
 from api.recent import RecentGames
-from api.store.base import GameStore
+from api.store.base import CommitResult, GameStore, StoreUnavailable
 from engine.bots import hint as hint_bot
 
 MODES = ("duo", "solo")
@@ -35,8 +36,6 @@ MAX_BOT_MOVES = 200
 # The unredacted events of one version: None (version 1 has none), the list, or a function that
 # returns the list (derived by replaying the game, only when some socket needs them).
 Events = list | Callable[[], list] | None
-# frames(state, version, events, seats, mover, table) -> text: see GameService.act.
-Frames = Callable[[object, int, list, list, int, dict], str]
 
 
 def dumps(obj) -> str:
@@ -75,11 +74,74 @@ class Loaded:
         return self.parsed
 
 
+@dataclass(frozen=True)
+class Commit:
+    """One change of a game, as a value: the game at the version it makes, that version's events
+    (unredacted: whoever shows them redacts them per seat) and the seat that moved (None: a change at
+    the table). The fan-out renders it before it is stored and delivers it once it is."""
+
+    game_id: str
+    game: Loaded
+    events: list[dict]
+    mover: int | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What `act` did: the version the caller's action made (just now, or when it was first sent:
+    `replayed`), for `seat`. `GameService.answer` renders the HTTP answer from it."""
+
+    game_id: str
+    seat: int
+    version: int
+    replayed: bool
+    commit: Commit | None = None  # the caller's own commit, when applied now
+
+
+class FanOut(Protocol):
+    """Who hears of commits (api.hub.Hub: the websockets of this process and, through the store's
+    nudge, of every other)."""
+
+    def bind(self, service: GameService) -> None:
+        """Take the service that reads games for the fan-out (called once, by the service)."""
+
+    def render(self, commit: Commit) -> str:
+        """Return the text that rides the store's nudge of `commit` (called before it is stored)."""
+
+    def deliver(self, commit: Commit) -> None:
+        """Bring this process's listeners to `commit`, just stored. Never raises."""
+
+
+class Observer:
+    """What the service and the hub report as they work, for metrics and logs (api.metrics): they
+    call these; nothing replaces their methods. This base class ignores everything."""
+
+    def action(self, game_id: str, outcome: str, seconds: float) -> None:
+        """An action request was answered: `outcome` is "ok", "replayed" or an ApiError code (or
+        "store_unavailable", "error"), after `seconds`."""
+
+    def push(self, seconds: float) -> None:
+        """The hub brought the sockets of one game of this process to a new version in `seconds`."""
+
+    def socket_opened(self, conn_id: str) -> None:
+        """A websocket joined the hub of this process."""
+
+    def socket_closed(self, conn_id: str) -> None:
+        """A websocket that joined left the hub."""
+
+
 class GameService:
-    """All game operations against one store. Thread-safe: it holds no mutable state of its own."""
+    """All game operations against one store. Thread-safe: it holds no mutable state of its own
+    (its cache of recent versions is thread-safe).
+
+    Every change goes through `_commit`: the players' actions, the bot's moves, joins and transfers
+    alike. `fanout` (the websocket hub) renders each commit before it is stored and delivers it after;
+    `observer` hears how requests went.
+    """
 
     def __init__(self, store: GameStore, lifetimes: Lifetimes, *, join_limit: int, join_window: int,
-                 bot_budgets: dict[str, dict] | None = None):
+                 bot_budgets: dict[str, dict] | None = None, fanout: FanOut | None = None,
+                 observer: Observer | None = None):
         self.store = store
         self.ttl = lifetimes
         self.join_limit = join_limit
@@ -87,6 +149,10 @@ class GameService:
         # Per bot name, the budget keywords of engine.bots.choose (api.config BOT_MC_PLAYOUTS, _WIDTH).
         self.bot_budgets = bot_budgets or {}
         self.recent = RecentGames()  # what a move may start from without a read (api.recent)
+        self.fanout = fanout
+        self.observer = observer or Observer()
+        if fanout is not None:
+            fanout.bind(self)
 
     # ----------------------------------------------------------------- reading
 
@@ -133,9 +199,9 @@ class GameService:
     def get(self, game_id: str, token: str | None, base_url: str) -> dict:
         """Return {game_id, version, seat, view, seats[, join_code, join_url]}.
 
-        Raises unknown_game, bad_token (a token is given but holds no seat).
+        Raises unknown_game, bad_token (a token is given but holds no seat). Commits nothing.
         """
-        game = self._catch_up(game_id, self._load(game_id))
+        game = self._load(game_id)
         seat = self._seat(game, token, required=False)
         return self._game_body(game_id, game.version, game.doc, game.state(), seat, base_url)
 
@@ -257,8 +323,8 @@ class GameService:
                 self.store.delete_code(code)
         else:  # pragma: no cover - 96-bit ids do not collide
             raise ApiError("internal_error", "could not allocate a game id")
-        version, doc, state = self._play_bots(game_id, 1, doc, state)  # the bot may start (R50)
-        body = self._game_body(game_id, version, doc, state, 0, base_url)
+        game = self._play_bots(game_id, Loaded(1, doc, dumps(doc), state))  # the bot may start (R50)
+        body = self._game_body(game_id, game.version, game.doc, game.state(), 0, base_url)
         body["token"] = token
         body.setdefault("join_code", None)
         body.setdefault("join_url", None)
@@ -272,31 +338,47 @@ class GameService:
                 return code
         raise ApiError("store_unavailable", "no free code found; try again")  # pragma: no cover
 
-    def act(self, game_id: str, token: str | None, body: dict, idem_key: str | None, base_url: str,
-            on_commit: Callable[[Loaded, str], None] | None = None, *, answer: bool = True,
-            frames: Frames | None = None):
-        """Apply `body["action"]` for the caller's seat at `body["version"]`.
+    def act(self, game_id: str, token: str | None, action, version: int,
+            idempotency_key: str | None = None) -> Outcome:
+        """Apply `action` for the seat that `token` holds, at `version` (the version the caller saw).
 
-        Returns (answer, replayed): answer is the JSON text of {game_id, version, seat, view, seats,
-        events} (a retry gets the same answer: rendered again from what the idempotency record keeps);
-        replayed is True when this Idempotency-Key was already answered (nothing is applied again).
-        With `answer=False` a move applied now returns (None, False): the websocket needs only the
-        version (body["version"] + 1), and its state frame comes from `on_commit`. Raises
+        Returns the Outcome: the version made, and whether this Idempotency-Key had been answered
+        already (then nothing is applied again; `answer` renders the first answer again). Raises
         unknown_game, bad_token, stale_version (with the current version and view), not_your_turn,
-        invalid_action, illegal_action, idempotency_mismatch.
+        invalid_action, illegal_action, idempotency_mismatch, StoreUnavailable.
 
-        In a game against a bot, the bot's answering moves are committed (each its own version) after
-        the caller's move and before this returns; the answer is the caller's own move (its version),
-        as stored for retries. Clients see the bot's versions through the websocket or a GET.
-
-        `on_commit(game, log_entry)`, when given, is called right after each commit this call makes
-        (the caller's move, then each bot move), before anything else: the websocket hub pushes the
-        new version to the sockets of this process from it, without reading the game back. It must
-        not raise. `frames(state, version, log_entry, seats, mover, table)`, when given, renders the socket
-        frames of the other seats before each commit; they go with the store's nudge (so other
-        processes only forward them) and with the Loaded given to `on_commit`.
+        Each commit this makes reaches the fan-out (`_commit`). In a game against a bot, the bot's
+        answering moves are committed (each its own version) after the caller's move and before this
+        returns; the outcome is the caller's own move. The observer hears how the request went.
         """
-        expected = body["version"]
+        started = time.perf_counter()
+        outcome = "error"
+        try:
+            done = self._act(game_id, token, action, version, idempotency_key)
+            outcome = "replayed" if done.replayed else "ok"
+            return done
+        except ApiError as err:
+            outcome = err.code
+            raise
+        except StoreUnavailable:
+            outcome = "store_unavailable"
+            raise
+        finally:
+            self.observer.action(game_id, outcome, time.perf_counter() - started)
+
+    def answer(self, outcome: Outcome, base_url: str) -> str:
+        """Return the JSON text of the answer to an action: {game_id, version, seat, view, seats,
+        events, ...} of the version it made, as its seat sees it. A replayed outcome gets the text of
+        the first answer, byte for byte (for the same base URL), rendered again from the log."""
+        commit = outcome.commit
+        if commit is None:
+            return self._replayed(outcome.game_id, outcome.seat, outcome.version, base_url)
+        game = commit.game
+        return self._answer(outcome.game_id, game.version, game.doc, game.state(), outcome.seat,
+                            engine.redact_events(commit.events, outcome.seat), base_url)
+
+    def _act(self, game_id: str, token: str | None, action, expected: int, idem_key: str | None) -> Outcome:
+        body = {"action": action, "version": expected}
         # The version the move was made at, if this process holds it: no read (see api.recent).
         game = self.recent.get(game_id, expected) or self._load(game_id)
         game = self._catch_up(game_id, game)
@@ -311,8 +393,8 @@ class GameService:
                                         fingerprint=fingerprint)
                 self._check_idempotency(res.status)
                 if res.status == "duplicate":
-                    return self._replayed(game_id, seat, res.version, base_url), True
-            raise self._stale(game, seat, base_url)
+                    return Outcome(game_id, seat, res.version, True)
+            raise self._stale(game, seat)
 
         state = game.state()
         position = game.doc["p"]
@@ -325,30 +407,44 @@ class GameService:
         except engine.EngineError as err:  # InvalidAction, or any other malformed input
             raise ApiError("invalid_action", str(err)) from None
 
-        new_pos = engine.to_position(new_state)
-        doc = dict(game.doc, p=new_pos, u=int(time.time()))
-        raw, entry = dumps(doc), gamelog.move(seat, body["action"])
-        pushed = (frames(new_state, game.version + 1, events, doc["s"], seat, night.table_info(doc))
-                  if frames is not None else "")
+        doc = dict(game.doc, p=engine.to_position(new_state), u=int(time.time()))
         # The idempotency record keeps the version this request made, not the answer: a retry renders
         # it again from the log (`_replayed`).
-        res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, new_pos["phase"]),
-                                idem_key=idem_key, fingerprint=fingerprint, log=entry, frames=pushed)
+        res, commit = self._commit(game_id, game, doc, new_state, events, seat, gamelog.move(seat, action),
+                                   idem_key=idem_key, fingerprint=fingerprint)
         self._check_idempotency(res.status)
         if res.status == "ok":
-            committed = Loaded(game.version + 1, doc, raw, new_state, pushed)
-            self.recent.put(game_id, committed)
-            if on_commit is not None:
-                on_commit(committed, events)
-            self._play_bots(game_id, game.version + 1, doc, new_state, on_commit, frames)
-            if not answer:
-                return None, False
-            return self._answer(game_id, game.version + 1, doc, new_state, seat,
-                                engine.redact_events(events, seat), base_url), False
+            self._play_bots(game_id, commit.game)
+            return Outcome(game_id, seat, commit.game.version, False, commit)
         if res.status == "duplicate":
-            return self._replayed(game_id, seat, res.version, base_url), True
+            return Outcome(game_id, seat, res.version, True)
         # Someone else moved between our load and our commit: the caller must look again.
-        raise self._stale(self._load(game_id), seat, base_url)
+        raise self._stale(self._load(game_id), seat)
+
+    def _change(self, game_id: str, before: Loaded, doc: dict, seat: int, kind: str,
+                **fields) -> tuple[CommitResult, Commit]:
+        """Commit `doc`, a change at the table (`kind` of `seat`, gamelog.change) after `before`."""
+        entry = gamelog.change(seat, kind, **fields)
+        return self._commit(game_id, before, doc, before.state(), gamelog.parse(entry).events(), None, entry)
+
+    def _commit(self, game_id: str, game: Loaded, doc: dict, state, events: list[dict], mover: int | None,
+                entry: str, *, idem_key: str | None = None,
+                fingerprint: str = "") -> tuple[CommitResult, Commit]:
+        """Store `doc` (with the engine `state` it holds) as the version after `game`'s, with its log
+        `entry`: the one path of every change. The fan-out renders the commit first (its text rides the
+        store's nudge, so other processes only forward it) and, once stored, delivers it to this
+        process's sockets before anything else happens. Returns the store's result and the commit."""
+        raw = dumps(doc)
+        commit = Commit(game_id, Loaded(game.version + 1, doc, raw, state), events, mover)
+        frames = self.fanout.render(commit) if self.fanout is not None else ""
+        res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, doc["p"]["phase"]),
+                                idem_key=idem_key, fingerprint=fingerprint, log=entry, frames=frames)
+        if res.status == "ok":
+            commit.game.frames = frames
+            self.recent.put(game_id, commit.game)
+            if self.fanout is not None:
+                self.fanout.deliver(commit)
+        return res, commit
 
     def _answer(self, game_id: str, version: int, doc: dict, state, seat: int, events: list[dict],
                 base_url: str) -> str:
@@ -376,60 +472,57 @@ class GameService:
 
     # ----------------------------------------------------------------- bots, hints, records
 
-    def _play_bots(self, game_id: str, version: int, doc: dict, state,
-                   on_commit: Callable[[Loaded, str], None] | None = None,
-                   frames: Frames | None = None) -> tuple[int, dict, object]:
+    def _play_bots(self, game_id: str, game: Loaded) -> Loaded:
         """Commit the bot's moves while the game is not over and the bot's seat is to move; return the
-        last (version, doc, state) this call knows of. `on_commit` and `frames` as in `act`.
+        last version this call knows of.
 
         The bot decides from `engine.view(state, bot seat)` only, seeded from the game's secret and the
         version it moves from (records.derived_seed). Each move is its own commit (CAS on the version,
         log entry, publish). A conflict means someone else changed the game (a seat transfer, another
         request driving the same bot): that caller drives the bot on, so this one stops.
         """
-        if not doc.get("b"):
-            return version, doc, state
-        seat, name = doc["b"]
-        seed, salt = doc["k"]
+        if not game.doc.get("b"):
+            return game
+        seat, name = game.doc["b"]
+        seed, salt = game.doc["k"]
         for _ in range(MAX_BOT_MOVES):
+            state = game.state()
             if state.phase == "over" or state.active != seat:
                 break
             view = engine.view(state, seat)
-            action = engine.bots.choose(name, view, records.derived_seed(seed, salt, "bot", version, seat),
-                                        **self.bot_budgets.get(name, {}))
+            bot_seed = records.derived_seed(seed, salt, "bot", game.version, seat)
+            action = engine.bots.choose(name, view, bot_seed, **self.bot_budgets.get(name, {}))
             new_state, events = engine.apply(state, action)
-            new_doc = dict(doc, p=engine.to_position(new_state), u=int(time.time()))
-            raw, entry = dumps(new_doc), gamelog.move(seat, action)
-            pushed = (frames(new_state, version + 1, events, new_doc["s"], seat, night.table_info(new_doc))
-                      if frames is not None else "")
-            res = self.store.commit(game_id, version, raw, ttl=self._ttl(new_doc, new_state.phase), log=entry,
-                                    frames=pushed)
+            doc = dict(game.doc, p=engine.to_position(new_state), u=int(time.time()))
+            entry = gamelog.move(seat, action)
+            res, commit = self._commit(game_id, game, doc, new_state, events, seat, entry)
             if res.status != "ok":
                 break
-            version, doc, state = version + 1, new_doc, new_state
-            committed = Loaded(version, doc, raw, state, pushed)
-            self.recent.put(game_id, committed)
-            if on_commit is not None:
-                on_commit(committed, events)
-        return version, doc, state
+            game = commit.game
+        return game
 
     def _catch_up(self, game_id: str, game: Loaded) -> Loaded:
         """Return `game`, after the bot's moves if it is due to move (a request that would have moved
-        it ended early, e.g. a crash); the usual case reads nothing more."""
+        it ended early, e.g. a crash); the usual case reads nothing more. Only requests that may
+        change the game call this (an action, a socket's hello): a GET never commits."""
         bot = game.doc.get("b")
         position = game.doc["p"]
         if not bot or position["phase"] == "over" or position["active"] != bot[0]:
             return game
-        version, _doc, _state = self._play_bots(game_id, game.version, game.doc, game.state())
-        return game if version == game.version else self._load(game_id)
+        return self._play_bots(game_id, game)
+
+    def resume(self, game_id: str) -> None:
+        """Let the bot make the moves it is due (see `_catch_up`): a websocket calls this when a
+        player comes back. Raises unknown_game, StoreUnavailable."""
+        self._catch_up(game_id, self._load(game_id))
 
     def hint(self, game_id: str, token: str | None) -> dict:
         """Return {game_id, version, seat, action, reason_code, reason}: the greedy bot's choice for the
         caller's seat (engine.bots.hint, from the caller's own view only) and why.
 
         Raises unknown_game, bad_token (no or wrong token), not_your_turn (not the caller's turn, or
-        the game is over)."""
-        game = self._catch_up(game_id, self._load(game_id))
+        the game is over). Commits nothing."""
+        game = self._load(game_id)
         seat = self._seat(game, token, required=True)
         view = engine.view(game.state(), seat)
         if not view["legal_actions"]:
@@ -474,7 +567,7 @@ class GameService:
         if status == "missing":
             raise ApiError("unknown_game", "The game has expired.")
 
-    def _stale(self, game: Loaded, seat: int | None, base_url: str) -> ApiError:
+    def _stale(self, game: Loaded, seat: int | None) -> ApiError:
         return ApiError("stale_version", f"The game is at version {game.version}; look again and retry.",
                         version=game.version, view=engine.view(game.state(), seat))
 
@@ -512,11 +605,11 @@ class GameService:
             if found is None:
                 self.store.delete_code(norm)
                 raise ApiError("unknown_code", "The game of this code has expired.")
-            version, raw = found
-            doc = jsontext.loads_own(raw)
+            game = Loaded(found[0], jsontext.loads_own(found[1]), found[1])
+            doc = game.doc
             own = auth.seat_of(token, doc["s"])
             if own is not None:  # already seated here: answer that seat, leave the code for the other
-                body = self._game_body(game_id, version, doc, engine.from_position(doc["p"]), own, base_url)
+                body = self._game_body(game_id, game.version, doc, game.state(), own, base_url)
                 body["token"] = token
                 return body
             seat, change = self._seat_for_code(doc, norm, binding)
@@ -527,17 +620,14 @@ class GameService:
             doc = dict(doc, s=seats, j=doc["j"] if change == "transferred" else None, u=int(time.time()))
             if name is not None:
                 doc["n"] = night.with_name(doc.get("n"), len(seats), seat, name)
-            phase = doc["p"]["phase"]
             # What a replay needs to undo the change: the name before, the join code used.
             undo = {} if night.names(doc)[seat] == was else {"was": was}
             if change == "joined":
                 undo["code"] = norm
-            res = self.store.commit(game_id, version, dumps(doc), ttl=self._ttl(doc, phase),
-                                    log=gamelog.change(seat, change, name=night.names(doc)[seat], **undo))
+            res, commit = self._change(game_id, game, doc, seat, change, name=night.names(doc)[seat], **undo)
             if res.status == "ok":
                 self.store.delete_code(norm)
-                state = engine.from_position(doc["p"])
-                body = self._game_body(game_id, version + 1, doc, state, seat, base_url)
+                body = self._game_body(game_id, commit.game.version, doc, commit.game.state(), seat, base_url)
                 body["token"] = token
                 return body
             if res.status == "missing":
@@ -558,8 +648,7 @@ class GameService:
             return doc["s"].index(None), "joined"
         raise ApiError("unknown_code", "This join code has been used: every seat is taken.")
 
-    def rematch(self, game_id: str, token: str | None, base_url: str,
-                on_commit: Callable[[str, Loaded, str], None] | None = None) -> dict:
+    def rematch(self, game_id: str, token: str | None, base_url: str) -> dict:
         """Return the caller's seat in the next game of the finished game `game_id` (a SeatGrant:
         game_id, version, seat, token, view, seats, ...), creating that game on the first call.
 
@@ -569,8 +658,7 @@ class GameService:
         duo alternates the start player. The caller's token in the new game is derived from their old
         one (api.night.rematch_token): asking again gives the same token, and the other player's seat
         waits for them (RESERVED_SEAT) until their first call. The finished game then carries the link
-        (`rematch` in its answers, a version of its own, whose sockets get a rematch frame;
-        `on_commit(game_id, game, entry)` is called after each commit of either game, like `act`'s).
+        (`rematch` in its answers, a version of its own, whose sockets get a rematch frame).
         Raises unknown_game, bad_token, game_not_over, seat_taken (the seat in the new
         game was claimed with another token: the old seat moved to another device meanwhile).
         """
@@ -582,20 +670,16 @@ class GameService:
         if rematch_id is None:
             raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")
         new_token = night.rematch_token(token, rematch_id)
-        def pushing(gid: str) -> Callable[[Loaded, str], None] | None:
-            return None if on_commit is None else (lambda game, entry: on_commit(gid, game, entry))
-
-        game = self._rematch_seat(rematch_id, old.doc, seat, new_token, pushing(rematch_id))
+        game = self._rematch_seat(rematch_id, old.doc, seat, new_token)
         if old.doc.get("r") != rematch_id:
-            self._link_in_doc(game_id, rematch_id, seat, pushing(game_id))
+            self._link_in_doc(game_id, rematch_id, seat)
         body = self._game_body(rematch_id, game.version, game.doc, game.state(), seat, base_url)
         body["token"] = new_token
         body.setdefault("join_code", None)
         body.setdefault("join_url", None)
         return body
 
-    def _rematch_seat(self, rematch_id: str, old_doc: dict, seat: int, token: str,
-                      on_commit: Callable[[Loaded, str], None] | None) -> Loaded:
+    def _rematch_seat(self, rematch_id: str, old_doc: dict, seat: int, token: str) -> Loaded:
         """Return the rematch game with `seat` held by `token`: store the game if it is missing (the
         first caller, or a caller who overtook the linking one), else claim the seat kept for them."""
         held = auth.token_hash(token)
@@ -604,7 +688,7 @@ class GameService:
             if found is None:
                 doc, state = self._rematch_game(old_doc, seat, held)
                 if self.store.create(rematch_id, dumps(doc), self._ttl(doc, state.phase)):
-                    self._play_bots(rematch_id, 1, doc, state, on_commit)  # the bot may start
+                    self._play_bots(rematch_id, Loaded(1, doc, dumps(doc), state))  # the bot may start
                 continue  # read back what was stored (ours, or a faster caller's)
             game = Loaded(found[0], jsontext.loads_own(found[1]), found[1])
             mine = game.seats[seat]
@@ -615,16 +699,9 @@ class GameService:
             seats = list(game.seats)
             seats[seat] = held
             doc = dict(game.doc, s=seats, u=int(time.time()))
-            entry = dumps({"seat": seat, "change": "joined", "name": night.names(doc)[seat]})
-            raw = dumps(doc)
-            res = self.store.commit(rematch_id, game.version, raw, ttl=self._ttl(doc, doc["p"]["phase"]),
-                                    log=entry)
+            res, commit = self._change(rematch_id, game, doc, seat, "joined", name=night.names(doc)[seat])
             if res.status == "ok":
-                joined = Loaded(game.version + 1, doc, raw)
-                self.recent.put(rematch_id, joined)
-                if on_commit is not None:
-                    on_commit(joined, gamelog.parse(entry).events())
-                return joined
+                return commit.game
         raise ApiError("stale_version", "The game is very busy; try again.")  # pragma: no cover
 
     def _rematch_game(self, old_doc: dict, seat: int, held: str) -> tuple[dict, object]:
@@ -641,8 +718,7 @@ class GameService:
                                 bot_seat=BOT_SEAT)
         return doc, state
 
-    def _link_in_doc(self, game_id: str, rematch_id: str, seat: int,
-                     on_commit: Callable[[Loaded, str], None] | None) -> None:
+    def _link_in_doc(self, game_id: str, rematch_id: str, seat: int) -> None:
         """Write the rematch link into the finished game's document (its own version and log entry,
         so every socket of the game hears of it); nothing when it is there already."""
         for _ in range(10):
@@ -650,13 +726,8 @@ class GameService:
             if game.doc.get("r") == rematch_id:
                 return
             doc = dict(game.doc, r=rematch_id, u=int(time.time()))
-            raw, entry = dumps(doc), dumps(night.rematch_log(seat, rematch_id))
-            res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, "over"), log=entry)
+            res, _commit = self._change(game_id, game, doc, seat, "rematch", game=rematch_id)
             if res.status == "ok":
-                linked = Loaded(game.version + 1, doc, raw)
-                self.recent.put(game_id, linked)
-                if on_commit is not None:
-                    on_commit(linked, gamelog.parse(entry).events())
                 return
             if res.status == "missing":
                 return

@@ -30,7 +30,7 @@ from wsproto.utilities import LocalProtocolError
 
 from api import auth, logs
 from api.errors import CODES, ApiError
-from api.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode, nudge_frames
+from api.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode
 from api.sizing import SocketGate
 from api.store.base import StoreUnavailable
 from api.ws_schema import SCHEMA
@@ -78,8 +78,6 @@ def init_app(app) -> None:
     options.update(app.config.get("SOCK_SERVER_OPTIONS") or {})
     options["event_class"] = WakeEvent
     app.config["SOCK_SERVER_OPTIONS"] = options
-    service = app.extensions["alcabohne.service"]
-    app.extensions["alcabohne.hub"] = Hub(service, ping_interval=options["ping_interval"] or 25.0)
     app.extensions["alcabohne.ws_gate"] = SocketGate(app.config["WS_MAX_SOCKETS"])
     app.register_blueprint(bp)
 
@@ -271,6 +269,8 @@ class Session:
                                    'The first message is {"type": "hello", "token": "...", "since": n}.'))
             return False
         try:
+            # A player coming back lets the bot make the moves it is due (a GET never commits).
+            self.service.resume(self.game_id)
             first = self.service.get(self.game_id, token or None, self.base_url)
         except ApiError as err:
             self.refuse(self.error(err.code, err.detail))
@@ -423,10 +423,6 @@ class Session:
             if reply is not None:
                 replies.append(encode(reply))
 
-    def push_committed(self, game, entry: str) -> None:
-        """on_commit of GameService.act: this process's sockets of the game get the commit now."""
-        self.hub.push_committed(self.game_id, game, entry, self.conn.seat)
-
     def handle(self, text) -> dict | None:
         """Answer one client message: an action gets ack or error; hello again is ignored."""
         msg = _parse(text)
@@ -449,21 +445,21 @@ class Session:
         # follows the ack, in the same write.
         self.acting = True
         try:
-            # Each commit goes to this process's sockets of the game at once (the opponent's first),
-            # straight from what was committed; other processes get it with the store's nudge.
-            answer, replayed = self.service.act(
-                self.game_id, self.token, {"action": msg["action"], "version": version}, msg_id,
-                self.base_url, on_commit=self.push_committed, answer=False, frames=nudge_frames)
+            # Each commit goes to this process's sockets of the game at once (the opponent's first, this
+            # one's queued behind the ack), through the hub (the service's fan-out); other processes
+            # get it with the store's nudge.
+            outcome = self.service.act(self.game_id, self.token, msg["action"], version, msg_id)
+            if outcome.replayed:
+                answer = json.loads(self.service.answer(outcome, self.base_url))
         except ApiError as err:
             return self.error(err.code, err.detail, msg_id, **err.extra)
         except StoreUnavailable:
             return self.error("store_unavailable", "", msg_id)
-        if not replayed:
-            # Applied now, at the next version; push_committed has queued its state (should that push
-            # have failed, the store's nudge brings it to this worker's sockets like to any other's).
-            return {"type": "ack", "id": msg_id, "version": version + 1}
+        if not outcome.replayed:
+            # Applied now; the hub has queued its state (should that push have failed, the store's
+            # nudge brings it to this worker's sockets like to any other's).
+            return {"type": "ack", "id": msg_id, "version": outcome.version}
         # The answer of an earlier request with this id: its state may be news to this socket.
-        answer = json.loads(answer)
         new_version = answer["version"]
         self.conn.offer_state(new_version, lambda _previous: _state_frame(answer))
         return {"type": "ack", "id": msg_id, "version": new_version}

@@ -191,14 +191,24 @@ def test_every_bot_version_is_published(mem: MemoryStore, api):
         cancel()
 
 
-def test_a_bot_due_to_move_is_moved_by_the_next_read(monkeypatch, api):
+def test_a_get_never_commits_and_the_next_action_request_moves_a_bot_that_is_due(monkeypatch, api):
     client = api
-    monkeypatch.setattr(GameService, "_play_bots", lambda _self, _id, version, doc, state:
-                        (version, doc, state))
+    monkeypatch.setattr(GameService, "_play_bots", lambda _self, _id, game: game)
     body = client.post(f"{API}/games", json={"mode": "duo", "bot": "greedy", "dealer": 0}).get_json()
     assert body["version"] == 1 and body["view"]["active"] == 1  # as if the server died here
     monkeypatch.undo()
-    got = client.get(f"{API}/games/{body['game_id']}", headers=bearer(body["token"])).get_json()
+    game_id, auth = body["game_id"], bearer(body["token"])
+    # Reading changes nothing: the game, its events, a hint (not the caller's turn).
+    for path in ("", "/events?since=0", "/hint"):
+        client.get(f"{API}/games/{game_id}{path}", headers=auth)
+    got = client.get(f"{API}/games/{game_id}", headers=auth).get_json()
+    assert got["version"] == 1 and got["view"]["active"] == 1
+    # An action request (here one made too early) lets the bot move first; the caller then hears of
+    # the new version.
+    action = {"type": "end_phase"}
+    resp = client.post(f"{API}/games/{game_id}/actions", json={"action": action, "version": 1}, headers=auth)
+    assert resp.status_code == 409 and resp.get_json()["code"] == "stale_version"
+    got = client.get(f"{API}/games/{game_id}", headers=auth).get_json()
     assert got["version"] > 1 and got["view"]["active"] == 0
 
 

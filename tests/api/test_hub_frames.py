@@ -18,12 +18,20 @@ from api.store.memory import MemoryStore
 BASE = "http://table.test/"
 
 
+LIFETIMES = Lifetimes(game=3600, finished=600, lobby=600, transfer=600)
+
+
 @pytest.fixture
 def service():
     store = MemoryStore()
-    yield GameService(store, Lifetimes(game=3600, finished=600, lobby=600, transfer=600),
-                      join_limit=100, join_window=60)
+    yield GameService(store, LIFETIMES, join_limit=100, join_window=60)
     store.close()
+
+
+def worker(store) -> tuple[GameService, Hub]:
+    """Return the service and hub of one more worker process over `store` (as create_app builds them)."""
+    hub = Hub(store, ping_interval=25)
+    return GameService(store, LIFETIMES, join_limit=100, join_window=60, fanout=hub), hub
 
 
 def duo(service: GameService):
@@ -76,7 +84,7 @@ def test_the_committer_renders_the_frames_of_the_other_players_seats_only():
 
 def test_a_nudge_s_frames_are_forwarded_and_the_rest_is_rendered(service):
     game_id, tokens = duo(service)
-    hub = Hub(service, ping_interval=25)
+    _listener, hub = worker(service.store)
     try:
         game, _events = service.latest(game_id)
         state = game.state()
@@ -109,18 +117,20 @@ def test_a_committed_move_reaches_another_hub_with_the_frame_it_would_have_rende
     """Through the store's broker, as between two workers: the opponent's socket gets the very frame
     a hub renders from the committed game, with the move's events, and nothing of the mover's hand."""
     game_id, tokens = duo(service)
-    hub = Hub(service, ping_interval=25)
+    _listener, hub = worker(service.store)
+    committer, committer_hub = worker(service.store)
     try:
         game, _events = service.latest(game_id)
         mover = game.state().active
         other = 1 - mover
         watcher = attach(hub, game_id, other, tokens[other], game.version)
         action = engine.legal_actions(game.state())[0]
-        service.act(game_id, tokens[mover], {"action": action, "version": game.version}, "m1", BASE,
-                    answer=False, frames=nudge_frames)
+        outcome = committer.act(game_id, tokens[mover], action, game.version, "m1")
+        assert outcome.version == game.version + 1 and not outcome.replayed
         after, events = service.latest(game_id)
         [text] = states_of(watcher)
         assert text == state_frame(after.state(), after.version, other, events(), table_info(after.doc))
         assert '"events"' in text
     finally:
         hub.close()
+        committer_hub.close()
