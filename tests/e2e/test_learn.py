@@ -200,6 +200,11 @@ def test_coach_skip_and_replay(phone):
     page.click("[data-learn=start]")
     page.wait_for_selector("[data-coach=welcome]")
     assert page.url != first
+    # The start screen lists both guided games as such.
+    page.goto("/")
+    page.wait_for_selector("[data-resume]")
+    listed = [x.strip() for x in page.locator("[data-resume]").all_inner_texts()]
+    assert listed.count("Resume: Guided first game") == 2, listed
 
 
 def test_hint_speaks_player_language_and_links_into_the_rules(phone):

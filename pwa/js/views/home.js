@@ -7,6 +7,7 @@ import * as store from '../store.js';
 import { MAX_NAME, myName, setMyName } from '../names.js';
 
 function modeName(g) {
+  if (g.tutorial) return t('learn.mode');
   if (g.mode === 'solo') return t('home.mode.solo');
   if (g.bot) return t('home.mode.bot');
   return g.hotseat ? t('home.mode.hotseat') : t('home.mode.duo');
