@@ -84,10 +84,14 @@ function flyCard(e, from, to) {
   const ghost = document.createElement('div');
   ghost.className = 'flycard';
   ghost.setAttribute('aria-hidden', 'true');
-  if (face) ghost.append(face.cloneNode(true));
-  else ghost.classList.add('back');
-  const w = Math.min(a.width, face ? 200 : 48);
-  const h = Math.min(a.height, face ? 120 : 64);
+  if (face) {
+    const copy = face.cloneNode(true);
+    copy.style.width = `${Math.min(a.width, 200)}px`; // laid out as in place, whatever its container
+    ghost.append(copy);
+  } else ghost.classList.add('back');
+  // Room for the copy's own border and padding around a face, so its text wraps as it does in place.
+  const w = face ? Math.min(a.width, 200) + 12 : Math.min(a.width, 48);
+  const h = face ? Math.min(a.height, 120) + 12 : Math.min(a.height, 64);
   const left = a.left + (a.width - w) / 2;
   const top = a.top + (a.height - h) / 2;
   // CSSOM properties, not a style attribute: the CSP (style-src 'self') allows these.
