@@ -234,6 +234,14 @@ def test_hint_speaks_player_language_and_links_into_the_rules(phone):
         if len(checked) >= 6 or page.locator(".table[data-phase=over]").count():
             break
     assert len(checked) >= 6, checked
+    # A reason code this client does not know yet: the server's sentence, without its rule number, and a
+    # link to the section of that rule.
+    fallback = page.evaluate("""async () => {
+      const m = await import('/js/views/hinttext.js');
+      return m.hintReason({ reason_code: 'brand_new', reason: 'Keep the field growing (R66).',
+                            action: { type: 'end_phase' } }, null, 0);
+    }""")
+    assert fallback == {"text": "Keep the field growing.", "section": "protection"}
     page.wait_for_selector(".table[data-busy='0'] [data-hint=ask]")
     game_url = page.url
     page.click("[data-hint=ask]")
