@@ -171,6 +171,13 @@ def test_away_card_and_history_follow_a_duo_game(phone):
     b.reload()
     settled(b)
     assert history_text(b) == ha
+    # The table screen tells the same story: its latest turns beside the table, all of it in the drawer.
+    tablet = phone("tablet", viewport=TABLET)
+    tablet.goto(f"/#watch={game_id}")
+    tablet.wait_for_selector('.history-slot [data-follow="turns"]')
+    tablet.wait_for_function("() => document.querySelectorAll('.history-slot .hist-turn').length >= 3")
+    assert ha.startswith(tablet.inner_text('.history-slot [data-follow="turns"]'))
+    assert history_text(tablet) == ha
 
 
 def test_board_moves_step_by_step_with_the_narration(phone):
