@@ -109,6 +109,19 @@ class GameStore(ABC):
         (api.service.GameService.rematch: whoever finds it missing creates it; `create` lets one win).
         """
 
+    # Active games: which games had a move lately, for the alcabohne_active_games gauge (api.active_games),
+    # counted across every process that shares the backend.
+
+    @abstractmethod
+    def note_active(self, moves: dict[str, float]) -> None:
+        """Record the time (unix seconds) of the latest move of each game in `moves` (a later time
+        replaces an earlier one)."""
+
+    @abstractmethod
+    def count_active(self, since: float) -> int:
+        """Return how many games had a move at or after `since` (unix seconds); records older than
+        `since` may be forgotten."""
+
     @abstractmethod
     def put_code(self, code: str, game_id: str, ttl: int) -> bool:
         """Map a join/transfer code to a game for `ttl` seconds; False if the code is already in use."""

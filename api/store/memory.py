@@ -38,6 +38,7 @@ class MemoryStore(GameStore):
         # lifetime): game id -> (expiry, {key: (fingerprint, version produced)}).
         self._idem: dict[str, tuple[float, dict[str, tuple[str, int]]]] = {}
         self._codes: dict[str, tuple[str, float]] = {}
+        self._active: dict[str, float] = {}  # game id -> unix time of its latest move
         self._hits: dict[str, tuple[int, float]] = {}
         self._links: dict[str, tuple[str, float]] = {}  # game id -> (rematch id, expiry)
         self._next_sweep = clock() + _SWEEP_EVERY
@@ -128,6 +129,18 @@ class MemoryStore(GameStore):
             return rematch_id
 
     # -- codes and rate limits ---------------------------------------------------------------------
+
+    def note_active(self, moves: dict[str, float]) -> None:
+        """Record the latest move time of each game (unix seconds)."""
+        with self._lock:
+            for game_id, at in moves.items():
+                self._active[game_id] = max(at, self._active.get(game_id, at))
+
+    def count_active(self, since: float) -> int:
+        """Return how many games moved at or after `since`, forgetting the others."""
+        with self._lock:
+            self._active = {g: at for g, at in self._active.items() if at >= since}
+            return len(self._active)
 
     def put_code(self, code: str, game_id: str, ttl: int) -> bool:
         """Map `code` to `game_id` for `ttl` seconds; return False if a live mapping exists."""

@@ -9,6 +9,8 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
     cg:v1:g:{<gid>}:presence     zset  "<seat>|<member>" scored by expiry (ms, server clock)
     cg:v1:g:{<gid>}:seats        string  the online seats last announced ("0,1")
     cg:v1:g:{<gid>}:presence     pub/sub channel (also matched by the pattern); message: the seats
+    cg:v1:active                 zset  game id scored by its latest move (unix seconds), trimmed when
+                                 counted (one key: on Redis Cluster one slot, fine at this size)
     cg:v1:code:<code>            string  game id                            the code's ttl
     cg:v1:g:{<gid>}:rematch      string  the rematch game's id              the game's ttl when linked
     cg:v1:rl:<key>               string  counter                            the window
@@ -347,6 +349,20 @@ class RedisStore(GameStore):
 
     # -- codes and rate limits ---------------------------------------------------------------------
 
+    def note_active(self, moves: dict[str, float]) -> None:
+        """ZADD the latest move times (GT: a later time only); raises StoreUnavailable."""
+        if moves:
+            with _errors():
+                self._client.zadd(PREFIX + "active", moves, gt=True)
+
+    def count_active(self, since: float) -> int:
+        """Trim the set below `since` and count what is left, in one MULTI; raises StoreUnavailable."""
+        with _errors():
+            pipe = self._client.pipeline(transaction=True)
+            pipe.zremrangebyscore(PREFIX + "active", "-inf", f"({since}")
+            pipe.zcard(PREFIX + "active")
+            return int(pipe.execute()[1])
+
     def put_code(self, code: str, game_id: str, ttl: int) -> bool:
         """Map `code` to `game_id` for `ttl` seconds; return False if the code is taken."""
         with _errors():
@@ -515,7 +531,7 @@ class RedisStore(GameStore):
 
     @property
     def client(self) -> redis.Redis:
-        """The command connection pool, for side data kept beside the games (api.metrics)."""
+        """The command connection pool (tests look at the raw keys through it)."""
         return self._client
 
     # -- lifecycle ---------------------------------------------------------------------------------

@@ -44,6 +44,9 @@ CREATE TABLE IF NOT EXISTS idem (
     game_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, version INTEGER NOT NULL,
     expires_at REAL NOT NULL, PRIMARY KEY (game_id, key)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS active (
+    game_id TEXT PRIMARY KEY, at REAL NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS codes (
     code TEXT PRIMARY KEY, game_id TEXT NOT NULL, expires_at REAL NOT NULL
 ) WITHOUT ROWID;
@@ -197,6 +200,21 @@ class SqliteStore(GameStore):
             return rematch_id
 
     # -- codes and rate limits ---------------------------------------------------------------------
+
+    def note_active(self, moves: dict[str, float]) -> None:
+        """Record the latest move time of each game (unix seconds), in one transaction."""
+        with self._write() as (conn, _now):
+            conn.executemany(
+                "INSERT INTO active (game_id, at) VALUES (?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE SET at = max(at, excluded.at)",
+                list(moves.items()),
+            )
+
+    def count_active(self, since: float) -> int:
+        """Return how many games moved at or after `since`, forgetting the others."""
+        with self._write() as (conn, _now):
+            conn.execute("DELETE FROM active WHERE at < ?", (since,))
+            return conn.execute("SELECT count(*) FROM active").fetchone()[0]
 
     def put_code(self, code: str, game_id: str, ttl: int) -> bool:
         """Map `code` to `game_id` for `ttl` seconds; return False if a live mapping exists."""

@@ -141,6 +141,21 @@ def test_log_keeps_every_entry_of_a_long_game(store: GameStore, game: str) -> No
     assert store.load_latest(game) == (total + 1, "d", entries[-1][1])
 
 
+# -- active games ----------------------------------------------------------------------------------
+
+
+def test_active_games_count_the_games_with_a_move_since(store: GameStore) -> None:
+    now = time.time() - 86400  # a day back: moves of other tests on a shared backend are all later
+    a, b, c = new_id(), new_id(), new_id()
+    store.note_active({a: now - 100, b: now - 10})
+    store.note_active({a: now - 5, c: now - 400})  # a moved again; c long ago
+    store.note_active({b: now - 200})  # an older note never moves a game back
+    # Counting forgets what is older, so the widest window is asked first: only a and b moved between.
+    assert store.count_active(now - 50) - store.count_active(now - 1) == 2
+    store.note_active({})
+    assert store.count_active(time.time() + 3600) == 0  # nothing moves in the future
+
+
 # -- codes and rate limits -------------------------------------------------------------------------
 
 
