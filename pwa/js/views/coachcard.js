@@ -13,7 +13,9 @@ import { rulesText, rulesHref } from '../learn.js';
 /**
  * The coach's tips in the order they are considered. `when(v, p)` says whether the tip applies now
  * (v: the view, p: the progress); `area` is what it points at; `section` its part of "How to play";
- * `phase`: the tip explains that phase, and the coach ends once all of them have been shown.
+ * `phase`: the tip explains that phase, and the coach ends once all of them have been shown;
+ * `optional`: shown if its moment comes before the end; `covers`: stands in for that tip.
+ * The tips without `phase`, `optional` or `covers` (the introduction) come first, in order.
  */
 export const STEPS = [
   { id: 'welcome', area: null, when: () => true },
@@ -28,7 +30,7 @@ export const STEPS = [
   { id: 'plant', area: 'hand', section: 'plant', phase: true, when: (v) => v.phase === 'plant' },
   { id: 'reveal', area: 'display', section: 'reveal', phase: true, when: (v) => v.phase === 'use' },
   { id: 'use', area: 'display', section: 'use', phase: true, when: (v) => v.phase === 'use' },
-  { id: 'boss_harvest', area: 'treasury', section: 'bosses', when: (v) => v.treasury > 0 },
+  { id: 'boss_harvest', area: 'treasury', section: 'bosses', optional: true, when: (v) => v.treasury > 0 },
   { id: 'end', area: 'deck', section: 'end', when: () => true },
 ];
 const PHASES = STEPS.filter((s) => s.phase).map((s) => s.id);
@@ -49,9 +51,8 @@ export function nextStep(view, p) {
     if (covered(p, step.id)) continue;
     if (step.covers && covered(p, step.covers)) continue;
     if (step.id === 'end') return PHASES.every((id) => covered(p, id)) ? step : null;
-    // The tips come in order up to the fields; after that each waits for its moment.
     if (step.when(view, p)) return step;
-    if (!step.phase && !step.covers && step.id !== 'boss_harvest') return null;
+    if (!step.phase && !step.optional && !step.covers) return null; // the introduction keeps its order
   }
   return null;
 }
