@@ -95,7 +95,7 @@ def check_away(card: str, events: list[dict]) -> None:
             assert BEANS[e["bean"]] in card, (e, card)
         if e["type"] in ("capture", "give", "pay", "boss_harvest"):
             assert BOSSES[e["boss"]] in card, (e, card)
-    for kind, where in (("reveal", "To the display:"), ("from_discard", "from the discard pile"),
+    for kind, where in (("reveal", "The display gets"), ("from_discard", "from the discard pile"),
                         ("capture", "snatches"), ("plant", " plants "), ("discard", " discards "),
                         ("give", " gives ")):
         for code, name in BEANS.items():
