@@ -131,7 +131,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
       ${showWatch ? html`<${WatchDialog} id=${id} onClose=${() => setShowWatch(false)} />` : null}
       ${view && !s.error && s.curtain === null ? html`<${Follow} s=${s} session=${session} watch=${watch} hotseat=${session.hotseat} />` : null}
       ${body}
-    </main>      ${!watch && view && !s.error && s.curtain === null ? html`<${Coach} id=${id} s=${s} />` : null}
-
+      ${!watch && view && !s.error && s.curtain === null ? html`<${Coach} id=${id} s=${s} />` : null}
+    </main>
   </div>`;
 }
