@@ -67,6 +67,12 @@ class ApiError(Exception):
         return body
 
 
+def schema_detail(errors: dict) -> str:
+    """Return the detail of an invalid_request whose body did not match its schema (`errors`: the
+    schema's messages by field), the same over HTTP and the websocket."""
+    return "Invalid request: see errors (" + ", ".join(map(str, errors)) + ")."
+
+
 def _from_http_exception(error) -> ApiError:
     """Map a werkzeug HTTPException (routing, body size, parsing) to an ApiError, keeping its headers."""
     status = error.code or 500
@@ -88,7 +94,7 @@ def _from_http_exception(error) -> ApiError:
             if isinstance(errors, list) and errors:  # webargs: ["Invalid JSON body."]
                 error.description = " ".join(map(str, errors))
             elif isinstance(errors, dict):
-                error.description = "Invalid request: see errors (" + ", ".join(map(str, errors)) + ")."
+                error.description = schema_detail(errors)
     else:
         code = "internal_error"
     headers = {}

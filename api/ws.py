@@ -24,13 +24,15 @@ import time
 
 from flask import Blueprint, current_app, g, jsonify, request
 from flask_sock import Sock
+from marshmallow import ValidationError
 from simple_websocket import ConnectionClosed
 from wsproto.events import TextMessage
 from wsproto.utilities import LocalProtocolError
 
 from api import auth, logs
-from api.errors import CODES, ApiError
+from api.errors import CODES, ApiError, schema_detail
 from api.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode
+from api.schemas import ActionRequestSchema
 from api.sizing import SocketGate
 from api.store.base import StoreUnavailable
 from api.ws_schema import SCHEMA
@@ -54,6 +56,8 @@ BATCH_FRAMES = 16
 # What a send raises when the client is gone (or the reader thread closed the socket meanwhile: a frame
 # after the close frame is a protocol error in wsproto).
 GONE = (ConnectionClosed, OSError, LocalProtocolError)
+
+ACTION_REQUEST = ActionRequestSchema()
 
 bp = Blueprint("live", __name__)
 sock = Sock()
@@ -435,9 +439,12 @@ class Session:
             return self.error("invalid_request", "Messages are hello or action.", msg_id)
         if msg_id is None:
             return self.error("invalid_request", f"An action needs an id (1-{MAX_ID} characters).")
-        version = msg.get("version")
-        if not _is_int(version) or version < 1 or "action" not in msg:
-            return self.error("invalid_request", "An action needs a version (>= 1) and an action.", msg_id)
+        try:
+            # The schema of POST /actions (api.schemas): the same types, limits and errors as over HTTP.
+            request = ACTION_REQUEST.load({key: msg[key] for key in ("action", "version") if key in msg})
+        except ValidationError as err:
+            return self.error("invalid_request", schema_detail(err.messages), msg_id, errors=err.messages)
+        version = request["version"]
         if self.token is None:
             return self.error("bad_token", "This socket watches the table: hello with a seat token to act.",
                               msg_id)
@@ -448,7 +455,7 @@ class Session:
             # Each commit goes to this process's sockets of the game at once (the opponent's first, this
             # one's queued behind the ack), through the hub (the service's fan-out); other processes
             # get it with the store's nudge.
-            outcome = self.service.act(self.game_id, self.token, msg["action"], version, msg_id)
+            outcome = self.service.act(self.game_id, self.token, request["action"], version, msg_id)
             if outcome.replayed:
                 answer = json.loads(self.service.answer(outcome, self.base_url))
         except ApiError as err:

@@ -45,7 +45,8 @@ CLIENT = {
                       }),
     "action": _message("action", "A move, as POST /games/{id}/actions; answered by ack or error.", {
         "id": _ID,
-        "version": {**_VERSION, "description": "The version the move was chosen at."},
+        "version": {**_VERSION, "maximum": 2**53,
+                    "description": "The version the move was chosen at (as in POST /actions: 3.0 is 3)."},
         "action": {"type": "object", "description": "An action of PROTOCOL §3.", "required": ["type"]},
     }, ("id", "version", "action")),
 }

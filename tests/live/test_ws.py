@@ -397,6 +397,48 @@ def test_actions_over_the_socket_get_ack_or_the_http_error_codes(mem_live: Live)
     assert other.wait(is_state(version + 1))["view"]["seat"] == 1 - active
 
 
+END = {"type": "end_phase"}
+
+
+@pytest.mark.parametrize("body", [
+    {"action": END, "version": "2"}, {"action": END, "version": 2.5}, {"action": END, "version": True},
+    {"action": END, "version": 0}, {"action": END, "version": 2**53 + 1}, {"action": END, "version": None},
+    {"action": END, "version": [2]}, {"action": END}, {"version": 2},
+])
+def test_an_action_request_is_validated_alike_over_http_and_the_socket(mem_live: Live, body) -> None:
+    """One validation (the schema of POST /actions) for both: the same types, limits and errors."""
+    game_id, tokens = duo_game(mem_live.http)
+    active = mem_live.http.get(game_id)["view"]["active"]
+    with pytest.raises(ApiError) as refused:
+        mem_live.http.call("POST", f"/games/{game_id}/actions", body, token=tokens[active])
+    status, problem = refused.value.status, refused.value.body
+    sock = mem_live.socket(game_id, tokens[active])
+    try:
+        sock.wait(is_state())
+        sock.send({"type": "action", "id": "m1", **body})
+        frame = sock.wait(lambda f: f["type"] == "error")
+    finally:
+        sock.close()
+    assert (status, problem["code"]) == (400, "invalid_request")
+    assert (frame["status"], frame["code"], frame["id"]) == (400, "invalid_request", "m1")
+    assert frame["detail"] == problem["detail"] and frame["errors"] == problem["errors"]
+    assert mem_live.http.get(game_id)["version"] == 2  # nothing applied
+
+
+def test_a_whole_float_version_is_an_integer_over_http_and_the_socket(mem_live: Live) -> None:
+    game_id, tokens = duo_game(mem_live.http)
+    active = mem_live.http.get(game_id)["view"]["active"]
+    sock = mem_live.socket(game_id, tokens[active])
+    try:
+        state = sock.wait(is_state())
+        sock.send({"type": "action", "id": "m1", "version": float(state["version"]),
+                   "action": state["view"]["legal_actions"][0]})
+        ack = sock.wait(lambda f: f.get("id") == "m1")
+        assert (ack["type"], ack["version"]) == ("ack", state["version"] + 1)
+    finally:
+        sock.close()
+
+
 def test_a_retried_message_id_applies_once_over_socket_and_http(mem_live: Live) -> None:
     game_id, tokens = duo_game(mem_live.http)
     active = mem_live.http.get(game_id)["view"]["active"]
