@@ -8,7 +8,10 @@ import json
 
 import pytest
 
+from api.cli.netclient import HttpApi, LiveSocket
 from tests.live.play import check_shape, move
+from tests.live.servers import Gunicorn
+from tests.live.test_gunicorn import _on_another_worker, _pid, server  # noqa: F401
 from tests.live.test_ws import Live, is_state, live, mem_live, no_server_errors  # noqa: F401
 
 pytestmark = pytest.mark.live
@@ -66,3 +69,27 @@ def test_every_socket_of_a_finished_game_hears_of_the_rematch(live: Live) -> Non
     sock = live.socket(new_id, other["token"])
     state = sock.wait(is_state())
     assert [s["name"] for s in state["seats"]] == ["Ann", "Bo"] and all(s["taken"] for s in state["seats"])
+
+
+@pytest.mark.redis
+def test_the_rematch_frame_reaches_sockets_on_every_worker(server: Gunicorn) -> None:
+    """gunicorn with 2 workers on Redis: the worker that links the rematch pushes to its own sockets,
+    the other worker's sockets hear of it through the store's nudge."""
+    http = HttpApi(server.url)
+    grant = http.call("POST", "/games", {"mode": "solo", "name": "Ann"})
+    game_id, token = grant["game_id"], grant["token"]
+    while (game := http.get(game_id, token))["view"]["phase"] != "over":
+        http.act(game_id, token, game["view"]["legal_actions"][0], game["version"])
+    opened: list[LiveSocket] = []
+    try:
+        player = LiveSocket(server.url, game_id, token).connect()
+        opened.append(player)
+        pid = _pid(server, player)
+        watcher, other = _on_another_worker(server, game_id, None, pid, opened)
+        assert other != pid
+        new_id = http.call("POST", f"/games/{game_id}/rematch", token=token)["game_id"]
+        for sock in (player, watcher):
+            assert sock.wait(lambda f: f["type"] == "rematch") == {"type": "rematch", "game_id": new_id}
+    finally:
+        for sock in opened:
+            sock.close()
