@@ -26,6 +26,10 @@ The HTTP API of Al Cabohne Online (the contract is PROTOCOL.md §6).
 * Against the computer: create with `"bot"` (duo); the bot's moves follow yours, each its own version.
   `GET /games/{id}/hint` suggests a move on your turn. Every answer carries `seed_commitment`; once the
   game is over `GET /games/{id}/record` reveals seed and salt (`alcabohne verify RECORD.json`).
+* Names: `name` on create and join (1-24 characters, plain text); every `seats` list carries them.
+  After the end, `POST /games/{id}/rematch` gives each player their seat in one next game (the finished
+  game then shows `rematch`, in a version of its own). `"tutorial": true` (solo) deals the fixed tutorial
+  game. A finished game's `view.result` explains the score (`breakdown`, `tie_to_mafia`).
 * Games stay resumable 30 days after their last change, finished games 7 days; a duo game whose second
   seat is free expires after 24 hours.
 * Errors are `application/problem+json` (RFC 9457) with a stable `code`:
