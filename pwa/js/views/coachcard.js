@@ -27,7 +27,7 @@ export const STEPS = [
   // No boss matched a field in the first turns: explain the phase anyway, so the coach can finish.
   { id: 'protection_none', area: 'mafia', section: 'protection', covers: 'protection',
     when: (v, p) => p.uses >= 3 && v.phase !== 'protection' },
-  { id: 'plant', area: 'hand', section: 'plant', phase: true, when: (v) => v.phase === 'plant' },
+  { id: 'plant', area: ['hand', 'fields'], section: 'plant', phase: true, when: (v) => v.phase === 'plant' },
   { id: 'reveal', area: 'display', section: 'reveal', phase: true, when: (v) => v.phase === 'use' },
   { id: 'use', area: 'display', section: 'use', phase: true, when: (v) => v.phase === 'use' },
   { id: 'boss_harvest', area: 'treasury', section: 'bosses', optional: true, when: (v) => v.treasury > 0 },
@@ -60,12 +60,19 @@ export function nextStep(view, p) {
 /** The elements of a tip's area (one name or a list of names of data-area hooks). */
 const areaEls = (area) => [].concat(area || []).map((a) => document.querySelector(`[data-area="${a}"]`)).filter(Boolean);
 
-/** Point at an area: outline it and scroll it to the top of the screen (under the bar, see the CSS
- * scroll margin), leaving the lower part for the card; returns a function that undoes the outline. */
+/** Point at an area: outline it and scroll it into view, leaving room for the card; returns a function
+ * that undoes the outline. The docked hand is always on screen: with it, the rest of the area is
+ * brought just above the dock (the card then fits above both); alone, an area goes to the top of the
+ * screen (under the bar, see the CSS scroll margin). */
 function pointAt(area) {
   const els = areaEls(area);
   for (const el of els) el.classList.add('coach-focus');
-  if (els.length) els[0].scrollIntoView({ block: 'start', inline: 'nearest', behavior: 'auto' });
+  const dock = document.querySelector('.dock');
+  const free = els.filter((el) => !(dock && dock.contains(el)));
+  if (free.length && free.length < els.length) {
+    const bottom = Math.max(...free.map((el) => el.getBoundingClientRect().bottom));
+    window.scrollBy(0, bottom - (dock.getBoundingClientRect().top - 8));
+  } else if (free.length) free[0].scrollIntoView({ block: 'start', inline: 'nearest', behavior: 'auto' });
   return () => { for (const el of els) el.classList.remove('coach-focus'); };
 }
 
@@ -84,13 +91,13 @@ function placeCard(area, h) {
   const floor = dock && !inDock ? dock.getBoundingClientRect().top : window.innerHeight;
   if (!els.length) return Math.max(top + gap, floor - h - gap);
   const rects = els.map((el) => el.getBoundingClientRect());
-  const r = { top: Math.min(...rects.map((x) => x.top)), bottom: Math.max(...rects.map((x) => x.bottom)) };
-  const spots = [top + gap, r.bottom + gap, r.top - h - gap, floor - h - gap, window.innerHeight - h - gap];
-  const overlap = (y) => Math.max(0, Math.min(y + h, r.bottom) - Math.max(y, r.top));
+  const spots = [top + gap, floor - h - gap, window.innerHeight - h - gap];
+  for (const r of rects) spots.push(r.bottom + gap, r.top - h - gap);
+  const overlap = (y) => rects.reduce((sum, r) => sum + Math.max(0, Math.min(y + h, r.bottom) - Math.max(y, r.top)), 0);
   const fits = (y, lo, hi) => y >= lo - 0.5 && y + h <= hi + 0.5;
   return spots.find((y) => fits(y, top, floor) && !overlap(y))
     ?? spots.find((y) => fits(y, top, window.innerHeight) && !overlap(y))
-    ?? spots.filter((y) => fits(y, 0, window.innerHeight)).sort((a, b) => overlap(a) - overlap(b))[0]
+    ?? spots.filter((y) => fits(y, top, window.innerHeight)).sort((a, b) => overlap(a) - overlap(b))[0]
     ?? top + gap;
 }
 
