@@ -62,13 +62,17 @@ def test_every_socket_of_a_finished_game_hears_of_the_rematch(live: Live) -> Non
         assert state["version"] == last + 1 and state["rematch"] == new_id
         # No token in any broadcast.
         assert grant["token"] not in json.dumps(seen) and tokens[1] not in json.dumps(seen)
-    # The other phone joins with one call: the same game, its kept seat, its own token.
+    # The asking phone waits in the new game, its seat taken and the other kept for the other player.
+    waiting = live.socket(new_id, grant["token"])
+    first = waiting.wait(is_state(1))
+    assert [s["taken"] for s in first["seats"]] == [False, True]
+    # The other phone joins with one call: the same game, its kept seat, its own token; the waiting
+    # phone gets that as a join (a version with the seat_joined event and both seats taken).
     other = live.http.call("POST", f"/games/{game_id}/rematch", token=tokens[0])
     assert other["game_id"] == new_id and other["seat"] == 0 and other["token"] != grant["token"]
-    # And the new game's sockets see both names.
-    sock = live.socket(new_id, other["token"])
-    state = sock.wait(is_state())
-    assert [s["name"] for s in state["seats"]] == ["Ann", "Bo"] and all(s["taken"] for s in state["seats"])
+    joined = waiting.wait(is_state(2))
+    assert joined["events"] == [{"type": "seat_joined", "seat": 0, "name": "Ann"}]
+    assert [s["name"] for s in joined["seats"]] == ["Ann", "Bo"] and all(s["taken"] for s in joined["seats"])
 
 
 @pytest.mark.redis
