@@ -90,6 +90,7 @@ def test_solo_without_scrolling(phone, server, monkeypatch):
     decision, check = decide_and_check(Shots("layout-solo-390"))
     meter = play(server, g["game_id"], [g["token"]], [page], check=check, decision=decision)
     assert meter.summary()["turns"] >= 5
+    shot(page, "layout-solo-390-over")
 
 
 def test_duo_without_scrolling(phone, server, monkeypatch):
@@ -117,18 +118,29 @@ def test_duo_without_scrolling(phone, server, monkeypatch):
     play(server, game_id, tokens, [a, b], check=check, decision=watch_too)
     tablet.wait_for_selector('.table[data-phase="over"]')
     shot(tablet, "layout-table-screen-1024-over")
+    shot(b, "layout-duo-390-over")
 
 
 def test_tablet_game_and_phone_table_screen(phone, server, monkeypatch):
-    """The game screen on a tablet (every phase pictured), and the table screen plus its link dialog on
-    a phone."""
+    """The game screen on tablets (solo and duo, every phase pictured, nothing to scroll to), and the
+    table screen plus its link dialog on a phone."""
     pin_seed(monkeypatch)
     g = http(server, "POST", "/games", {"mode": "solo"})
     page = phone("tablet-solo", viewport=TABLET)
     open_seat(page, g["game_id"], 0, g["token"], mode="solo")
     axe_check(page, "layout-solo-1024-start")
-    shots = Shots("layout-solo-1024")
-    play(server, g["game_id"], [g["token"]], [page], decision=shots)
+    decision, check = decide_and_check(Shots("layout-solo-1024"))
+    play(server, g["game_id"], [g["token"]], [page], decision=decision, check=check)
+    shot(page, "layout-solo-1024-over")
+
+    # A duo game on two tablets (every phase, the leftovers included), also without scrolling.
+    duo_id, duo_tokens = new_duo(server)
+    t0, t1 = phone("tablet0", viewport=TABLET), phone("tablet1", viewport=TABLET, locale="de-DE")
+    open_seat(t0, duo_id, 0, duo_tokens[0])
+    open_seat(t1, duo_id, 1, duo_tokens[1])
+    decision, check = decide_and_check(Shots("layout-duo-1024"))
+    play(server, duo_id, duo_tokens, [t0, t1], decision=decision, check=check)
+    axe_check(t0, "layout-duo-1024-over")
 
     game_id, tokens = new_duo(server)
     p = phone("phone", viewport=PHONE)

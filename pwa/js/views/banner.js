@@ -21,7 +21,8 @@ export function bannerText(view, { seat, busy, watch }) {
       if (view.planted === 0) return t('phase.plant.first');
       return can('plant_hand') ? t('phase.plant.second') : t('phase.plant.done');
     case 'use':
-      if (!can('end_phase') && Object.values(view.bosses).some((b) => b === null) && !view.display.length) {
+      // An empty boss holds the turn open (it must get a card if one can go to it): say so first.
+      if (!can('end_phase') && Object.values(view.bosses).some((b) => b === null)) {
         return t('phase.use.fill');
       }
       return t(view.mode === 'solo' ? 'phase.use.solo' : 'phase.use');

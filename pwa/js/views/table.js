@@ -73,7 +73,8 @@ function Boss({ name, held, acts, ctx }) {
   return html`<li class=${`boss${lit ? ' target' : ''}`} aria-label=${bossName(name)} data-area="boss" data-boss=${name}
     data-info=${`boss:${name}`}>
     <div class="boss-name">${bossName(name)}</div>
-    ${held ? html`<${Bean} code=${held[0]} count=${held[1]} small />` : html`<span class="empty">${t('table.boss.empty')}</span>`}
+    ${held ? html`<${Bean} code=${held[0]} count=${held[1]} small />`
+    : html`<span class=${ctx.needy ? 'empty needs' : 'empty'}>${t(ctx.needy ? 'table.boss.needs' : 'table.boss.empty')}</span>`}
     <div class="thresh">${t('lay.threshold', { n: THRESHOLD[name] })}</div>
     <${Acts} acts=${acts} ctx=${ctx} />
   </li>`;
@@ -225,7 +226,9 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     if (a.type === 'plant_hand') store.setPref('handRuleSeen', true);
     onAct(a);
   };
-  const ctx = { view, seat, sel: chosen, setSel, onAct: act, locked, hidden, online: s.online, seats: s.seats, watch };
+  // An empty boss that must get a card before the turn can end (the server does not offer to end it).
+  const needy = view.phase === 'use' && offered.length > 0 && !offered.some((a) => a.type === 'end_phase');
+  const ctx = { view, seat, sel: chosen, setSel, onAct: act, locked, hidden, online: s.online, seats: s.seats, watch, needy };
   const selName = !chosen ? '' : chosen.kind === 'bundle' ? bean(chosen.bean) : me && me.hand ? bean(me.hand[chosen.index]) : '';
   // With a card or bundle selected, the one sentence says where it may go.
   const banner = sole ? t('lay.auto', { what: label(sole, view, seat, hidden) })
