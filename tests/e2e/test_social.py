@@ -384,3 +384,34 @@ def test_play_again_with_both_seats_on_one_phone(phone, server):
     new = game_id(page)
     assert sorted(stored_games(page)[new]["tokens"]) == ["0", "1"]  # both seats of the next game
     assert page.locator('[data-lobby="rematch"]').count() == 0
+
+
+WHY = """async ([result, mode]) => {
+  const end = await import('/js/views/end.js');
+  const seats = [{seat: 0, taken: true, name: 'Anna'}, {seat: 1, taken: true, name: null, bot: 'mc'}];
+  return [end.winnerText(result, 0, mode, false, seats), end.whyText(result, mode, seats, 0, false)];
+}"""
+
+
+def test_why_the_game_ended_as_it_did(phone):
+    """The end overlay's two sentences for outcomes a random game rarely reaches (a tie above all)."""
+    page = phone("why")
+    page.goto("/")
+    page.wait_for_selector("#myname")
+    tie = {"scores": [7, 5], "mafia": 7, "winners": ["mafia"], "tie_to_mafia": True}
+    assert page.evaluate(WHY, [tie, "duo"]) == [
+        "The Mafia wins.", "A tie at 7 coins: a tie goes to the Mafia."]
+    won = {"scores": [3, 9], "mafia": 8, "winners": [1], "tie_to_mafia": False}
+    assert page.evaluate(WHY, [won, "duo"]) == [
+        "Computer wins!", "Computer has 9 coins, more than the Mafia (8)."]
+    both = {"scores": [9, 9], "mafia": 1, "winners": [0, 1], "tie_to_mafia": False}
+    assert page.evaluate(WHY, [both, "duo"])[1] == "Both have 9 coins, more than the Mafia (1)."
+    solo = {"scores": [11], "mafia": 12, "winners": ["mafia"], "tie_to_mafia": False}
+    assert page.evaluate(WHY, [solo, "solo"])[1] == "The Mafia has 12 coins, more than you (11)."
+    page.click("button.lang")
+    page.wait_for_selector("html[lang=de]")
+    assert page.evaluate(WHY, [tie, "duo"])[1] == (
+        "Gleichstand bei 7 Talern: Bei Gleichstand gewinnt die Mafia.")
+    one = {"scores": [1], "mafia": 0, "winners": [0], "tie_to_mafia": False}
+    assert page.evaluate(WHY, [one, "solo"]) == [
+        "Du hast die Mafia besiegt!", "Du hast 1 Taler, mehr als die Mafia (0)."]
