@@ -269,13 +269,13 @@ def test_rematch_joined_with_one_tap_on_the_other_phone(phone, server):
     assert fresh["version"] == 1 and fresh["view"]["active"] == 1 - record["actions"][0]["seat"]
     assert record["seats"][1]["name"] == "Ben"
     assert "Ben" in a.inner_text('[data-lobby="rematch"] h2')
-    shot(a, "49-rematch-waiting")
+    axe_check(a, "49-rematch-waiting")
     # Ben's phone is offered the new game over its socket, and again after a reload.
     b.wait_for_selector('[data-end="join-rematch"]', timeout=LIVE)
     assert "Anna wants to play again." in b.inner_text(".rematch-offer")
     b.reload()
     b.wait_for_selector('[data-end="join-rematch"]')
-    shot(b, "50-rematch-offer")
+    axe_check(b, "50-rematch-offer")
     tablet.wait_for_selector('[data-end="watch-next"]', timeout=LIVE)
     b.click('[data-end="join-rematch"]')  # one tap
     b.wait_for_function("(id) => location.hash === '#/g/' + id && document.querySelector('.table')", arg=new)
