@@ -120,6 +120,9 @@ export class GameSession {
   halt() {
     clearInterval(this.poller);
     clearTimeout(this.retryTimer);
+    clearTimeout(this.logTimer);
+    this.logTimer = null;
+    this.halted = true;
     this.finishHold();
     if (this.socket) this.socket.stop();
     document.removeEventListener('visibilitychange', this.onWake);
@@ -210,6 +213,7 @@ export class GameSession {
    * reload because it is always rebuilt from the server's log). Runs beside the queue: the history
    * must never hold up a move. */
   async syncLog() {
+    if (this.halted) return;
     if (this.logBusy) {
       this.logAgain = true;
       return;
@@ -218,13 +222,20 @@ export class GameSession {
     try {
       do {
         this.logAgain = false;
-        const r = await api.getEvents(this.id, this.token, this.s.logVersion);
-        const before = this.s.logVersion;
+        const since = this.s.logVersion;
+        const r = await api.getEvents(this.id, this.token, since);
+        // A very long game's log keeps only its newest entries (the store's limit): begin where it begins.
+        if (since === 1 && !this.s.log.length && r.log.length && r.log[0].version > 2) {
+          this.s.logVersion = r.log[0].version - 1;
+        }
+        const before = since;
         this.absorb(r.log);
         if (this.s.logVersion !== before) this.emit();
       } while (this.logAgain && this.s.logVersion < this.known());
     } catch {
-      // offline or refused: the next version we see asks again
+      // Offline or refused: try again in a while (and with the next version we see).
+      clearTimeout(this.logTimer);
+      this.logTimer = setTimeout(() => this.syncLog(), POLL_MS);
     } finally {
       this.logBusy = false;
     }
