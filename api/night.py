@@ -1,9 +1,8 @@
 """Game-night additions kept in one place: player names, the seats as every answer shows them, the
 rematch link and the tutorial deal. No Flask and no store here: api.service calls these helpers.
 
-The stored document (api.service) gains three optional keys: `n`, the names per seat (None: no name);
-`r`, the id of the rematch game once one exists (set on the finished game); `t`, true for a tutorial.
-Documents written before these keys simply lack them.
+The stored document (api.service) has three optional fields for them: `names`, per seat (None: no
+name); `rematch`, the id of the next game once one exists (set on the finished game); `tutorial`.
 """
 
 from __future__ import annotations
@@ -47,11 +46,11 @@ def clean_name(value: str) -> str:
 
 def names(doc: dict) -> list[str | None]:
     """Return the names per seat of a stored document (None: no name)."""
-    return doc.get("n") or [None] * len(doc["s"])
+    return doc.get("names") or [None] * len(doc["seats"])
 
 
 def with_name(doc_names: list[str | None] | None, seats: int, seat: int, name: str | None) -> list | None:
-    """Return the document's `n` after giving `seat` the name `name` (None: keep the list as it is)."""
+    """Return the document's `names` after giving `seat` the name `name` (None: keep them as they are)."""
     if name is None:
         return doc_names
     out = list(doc_names or [None] * seats)
@@ -64,9 +63,9 @@ def seats_info(doc: dict) -> list[dict]:
     (clients call it the computer); a seat kept for a rematch player is not taken until they come."""
     given = names(doc)
     seats = [{"seat": i, "taken": h is not None and h != RESERVED_SEAT, "name": given[i]}
-             for i, h in enumerate(doc["s"])]
-    if doc.get("b"):
-        seat, bot = doc["b"]
+             for i, h in enumerate(doc["seats"])]
+    if doc.get("bot"):
+        seat, bot = doc["bot"]
         seats[seat]["bot"] = bot
         seats[seat]["name"] = None
     return seats
@@ -75,7 +74,7 @@ def seats_info(doc: dict) -> list[dict]:
 def table_info(doc: dict) -> dict:
     """Return what every answer and state frame adds about the table: the seats with their names, and
     the rematch game's id (None until one exists)."""
-    return {"seats": seats_info(doc), "rematch": doc.get("r")}
+    return {"seats": seats_info(doc), "rematch": doc.get("rematch")}
 
 
 def rematch_token(old_token: str, new_game_id: str) -> str:
@@ -90,32 +89,9 @@ def rematch_token(old_token: str, new_game_id: str) -> str:
 def rematch_options(doc: dict, dealer: int | None) -> dict:
     """Return engine.new_game's options for the rematch of a finished game whose dealer was `dealer`:
     duo alternates the start player (the dealer moves to the other seat, R50); solo has none."""
-    if doc["m"] != "duo" or dealer is None:
+    if doc["mode"] != "duo" or dealer is None:
         return {}
     return {"dealer": 1 - dealer}
-
-
-def change_event(entry: dict) -> dict:
-    """Return the event of a logged change of seats or table ({"seat", "change", ...}): a seat joined
-    or moved (with the seat's name), or the rematch was created (with the new game's id)."""
-    if entry["change"] == "rematch":
-        return {"type": "rematch", "seat": entry["seat"], "game_id": entry["game"]}
-    kind = "seat_joined" if entry["change"] == "joined" else "seat_transferred"
-    return {"type": kind, "seat": entry["seat"], "name": entry.get("name")}
-
-
-def rematch_log(seat: int, rematch_id: str) -> dict:
-    """Return the log entry of the finished game's version that links its rematch (`seat` asked)."""
-    return {"seat": seat, "change": "rematch", "game": rematch_id}
-
-
-def rematch_frame(entry: str | None) -> str | None:
-    """Return the socket frame announcing the rematch when `entry` (a raw log entry) is the one that
-    linked it, else None. A substring test: this runs on every push, and only rematch_log writes it."""
-    if entry is None or '"change":"rematch"' not in entry:
-        return None
-    start = entry.index('"game":"') + len('"game":"')
-    return '{"type":"rematch","game_id":"' + entry[start:entry.index('"', start)] + '"}'
 
 
 def rematch_doc(old: dict, *, seat: int, token_hash: str, state_position: dict, seed: int, salt: str,
@@ -124,16 +100,17 @@ def rematch_doc(old: dict, *, seat: int, token_hash: str, state_position: dict, 
     mode, bot and names; the caller's seat holds `token_hash`, the bot's seat the bot, and the other
     player's seat is kept for them (RESERVED_SEAT) until they ask for it."""
     seats = []
-    bot = old.get("b")
-    for i in range(len(old["s"])):
+    bot = old.get("bot")
+    for i in range(len(old["seats"])):
         if bot and bot[0] == i:
             seats.append(bot_seat)
         elif i == seat:
             seats.append(token_hash)
         else:
             seats.append(RESERVED_SEAT)
-    doc = {"m": old["m"], "p": state_position, "s": seats, "j": None, "b": bot, "k": [seed, salt],
-           "o": options, "c": now, "u": now}
-    if old.get("n"):
-        doc["n"] = list(old["n"])
+    doc = {"format": old["format"], "mode": old["mode"], "position": state_position, "seats": seats,
+           "join_code": None, "bot": bot, "secret": [seed, salt], "options": options, "created": now,
+           "updated": now}
+    if old.get("names"):
+        doc["names"] = list(old["names"])
     return doc

@@ -1,9 +1,10 @@
 """The game service: load -> apply -> commit. No Flask here; callers pass plain values in and get
 JSON-ready dicts out, or an ApiError.
 
-The stored document (compact JSON, see `GameDoc`) holds the engine position, the seats' token hashes,
-the open join code and timestamps. Every change is one `store.commit` (compare-and-set on the version,
-idempotency record, log entry, publish). Every payload leaving here went through `engine.view` or
+The stored document (compact JSON, its fields named in `create`, format DOC_FORMAT) holds the latest
+engine position, the seats' token hashes, the open join code and timestamps; the log (api.gamelog)
+holds what was done. Every change is one `store.commit` (compare-and-set on the version, idempotency
+record, log entry, publish). Every payload leaving here went through `engine.view` or
 `engine.redact_events` for the caller's seat: never the seed, the deck order or another seat's hand.
 """
 
@@ -27,6 +28,9 @@ from api.store.base import CommitResult, GameStore, StoreUnavailable
 from engine.bots import hint as hint_bot
 
 MODES = ("duo", "solo")
+# The format of the stored document and log; a release that changes either bumps it (and says how to
+# read the older one). Plain field names: short keys would save about 70 bytes of some 1,500 per game.
+DOC_FORMAT = 1
 GAME_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 # The seat-hash placeholder of a bot's seat: never equal to a token hash (64 hex digits).
 BOT_SEAT = "bot"
@@ -60,17 +64,17 @@ class Loaded:
     version: int
     doc: dict
     raw: str
-    parsed: object = None  # the engine state of doc["p"], when the caller has it already
+    parsed: object = None  # the engine state of doc["position"], when the caller has it already
     frames: str = ""  # the socket frames rendered with the commit that made this version (api.hub)
 
     @property
     def seats(self) -> list[str | None]:
-        return self.doc["s"]
+        return self.doc["seats"]
 
     def state(self):
         """Return the engine state of the document, decoded once (states are never mutated)."""
         if self.parsed is None:
-            self.parsed = engine.from_position(self.doc["p"])
+            self.parsed = engine.from_position(self.doc["position"])
         return self.parsed
 
 
@@ -188,12 +192,12 @@ class GameService:
         """Return the common part of every answer about one game, as `seat` may see it."""
         body = {"game_id": game_id, "version": version, "seat": seat, "view": engine.view(state, seat),
                 **night.table_info(doc), "seed_commitment": _commitment(doc)}
-        if doc.get("t"):
+        if doc.get("tutorial"):
             body["tutorial"] = True
-        if seat is not None and doc.get("j"):
+        if seat is not None and doc.get("join_code"):
             # Seated players may show the open join code again (QR on the first phone).
-            body["join_code"] = doc["j"]
-            body["join_url"] = join_url(base_url, doc["j"])
+            body["join_code"] = doc["join_code"]
+            body["join_url"] = join_url(base_url, doc["join_code"])
         return body
 
     def get(self, game_id: str, token: str | None, base_url: str) -> dict:
@@ -244,7 +248,7 @@ class GameService:
         """Return every version of `game` after the first, replayed from its start (gamelog): the
         log read now may hold later versions, which are left out."""
         doc = game.doc
-        start = engine.new_game(doc["m"], doc["k"][0], **doc.get("o", {}))
+        start = engine.new_game(doc["mode"], doc["secret"][0], **doc["options"])
         entries = [(v, e) for v, e in self.store.log_since(game_id, 1) if v <= game.version]
         return list(gamelog.replay(start, entries))
 
@@ -264,16 +268,16 @@ class GameService:
             return join_url(base_url, norm)
         game = self._load(game_id)
         self._seat(game, token, required=True)
-        if not game.doc.get("j"):
+        if not game.doc.get("join_code"):
             raise ApiError("unknown_code", "Every seat of this game is taken: there is no join code.")
-        return join_url(base_url, game.doc["j"])
+        return join_url(base_url, game.doc["join_code"])
 
     # ----------------------------------------------------------------- writing
 
     def _ttl(self, doc: dict, state_phase: str) -> int:
         if state_phase == "over":
             return self.ttl.finished
-        if None in doc["s"]:
+        if None in doc["seats"]:
             return self.ttl.lobby
         return self.ttl.game
 
@@ -301,23 +305,24 @@ class GameService:
         seats = [auth.token_hash(token), None] if mode == "duo" else [auth.token_hash(token)]
         if bot is not None:
             seats[1] = BOT_SEAT
-        # m: mode, p: position, s: seat token hashes (None: free; BOT_SEAT: the bot's), j: open join
-        # code, b: [seat, bot name] or None, k: [seed, salt] (secret until the game is over: the record),
-        # o: the new_game options, c/u: created/updated (unix seconds). Short keys: stored per game.
-        doc = {"m": mode, "p": engine.to_position(state), "s": seats, "j": None,
-               "b": [1, bot] if bot else None, "k": [seed, records.new_salt()], "o": options, "c": now,
-               "u": now}
+        # seats: token hashes (None: free; BOT_SEAT: the bot's; night.RESERVED_SEAT: kept for a rematch
+        # player), join_code: the open one, bot: [seat, bot name] or None, secret: [seed, salt] (published
+        # with the record once the game is over), options: engine.new_game's, created/updated: unix
+        # seconds. Optional: names (per seat), rematch (the next game's id), tutorial (true).
+        doc = {"format": DOC_FORMAT, "mode": mode, "position": engine.to_position(state), "seats": seats,
+               "join_code": None, "bot": [1, bot] if bot else None, "secret": [seed, records.new_salt()],
+               "options": options, "created": now, "updated": now}
         if name is not None:
-            doc["n"] = night.with_name(None, len(seats), 0, name)
+            doc["names"] = night.with_name(None, len(seats), 0, name)
         if tutorial:
-            doc["t"] = True
+            doc["tutorial"] = True
         for _ in range(20):
             game_id = secrets.token_urlsafe(12)
             code = None
             if mode == "duo" and bot is None:
                 code = self._reserve_code(game_id, self.ttl.lobby)
-                doc["j"] = code
-            if self.store.create(game_id, dumps(doc), self._ttl(doc, doc["p"]["phase"])):
+                doc["join_code"] = code
+            if self.store.create(game_id, dumps(doc), self._ttl(doc, doc["position"]["phase"])):
                 break
             if code:
                 self.store.delete_code(code)
@@ -388,7 +393,7 @@ class GameService:
             if idem_key and expected < game.version:
                 # Maybe a retry of an answered request: ask the store. The stored version is already past
                 # `expected` and never goes back, so this commit cannot write anything.
-                ttl = self._ttl(game.doc, game.doc["p"]["phase"])
+                ttl = self._ttl(game.doc, game.doc["position"]["phase"])
                 res = self.store.commit(game_id, expected, game.raw, ttl=ttl, idem_key=idem_key,
                                         fingerprint=fingerprint)
                 self._check_idempotency(res.status)
@@ -397,7 +402,7 @@ class GameService:
             raise self._stale(game, seat)
 
         state = game.state()
-        position = game.doc["p"]
+        position = game.doc["position"]
         if position["phase"] != "over" and position["active"] != seat:
             raise ApiError("not_your_turn", f"It is seat {position['active']}'s turn.")
         try:
@@ -407,7 +412,7 @@ class GameService:
         except engine.EngineError as err:  # InvalidAction, or any other malformed input
             raise ApiError("invalid_action", str(err)) from None
 
-        doc = dict(game.doc, p=engine.to_position(new_state), u=int(time.time()))
+        doc = dict(game.doc, position=engine.to_position(new_state), updated=int(time.time()))
         # The idempotency record keeps the version this request made, not the answer: a retry renders
         # it again from the log (`_replayed`).
         res, commit = self._commit(game_id, game, doc, new_state, events, seat, gamelog.move(seat, action),
@@ -437,7 +442,7 @@ class GameService:
         raw = dumps(doc)
         commit = Commit(game_id, Loaded(game.version + 1, doc, raw, state), events, mover)
         frames = self.fanout.render(commit) if self.fanout is not None else ""
-        res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, doc["p"]["phase"]),
+        res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, doc["position"]["phase"]),
                                 idem_key=idem_key, fingerprint=fingerprint, log=entry, frames=frames)
         if res.status == "ok":
             commit.game.frames = frames
@@ -463,7 +468,7 @@ class GameService:
         step = next((s for s in steps if s.version == version), None)
         if step is None:  # pragma: no cover - a recorded version is in the log of a live game
             raise ApiError("unknown_game", "The game has expired.")
-        doc = dict(game.doc, p=engine.to_position(step.state))
+        doc = dict(game.doc, position=engine.to_position(step.state))
         for later in reversed(steps):
             if later.version > version and isinstance(later.entry, gamelog.Change):
                 doc = _undo_change(doc, later.entry)
@@ -481,10 +486,10 @@ class GameService:
         log entry, publish). A conflict means someone else changed the game (a seat transfer, another
         request driving the same bot): that caller drives the bot on, so this one stops.
         """
-        if not game.doc.get("b"):
+        if not game.doc.get("bot"):
             return game
-        seat, name = game.doc["b"]
-        seed, salt = game.doc["k"]
+        seat, name = game.doc["bot"]
+        seed, salt = game.doc["secret"]
         for _ in range(MAX_BOT_MOVES):
             state = game.state()
             if state.phase == "over" or state.active != seat:
@@ -493,7 +498,7 @@ class GameService:
             bot_seed = records.derived_seed(seed, salt, "bot", game.version, seat)
             action = engine.bots.choose(name, view, bot_seed, **self.bot_budgets.get(name, {}))
             new_state, events = engine.apply(state, action)
-            doc = dict(game.doc, p=engine.to_position(new_state), u=int(time.time()))
+            doc = dict(game.doc, position=engine.to_position(new_state), updated=int(time.time()))
             entry = gamelog.move(seat, action)
             res, commit = self._commit(game_id, game, doc, new_state, events, seat, entry)
             if res.status != "ok":
@@ -505,8 +510,8 @@ class GameService:
         """Return `game`, after the bot's moves if it is due to move (a request that would have moved
         it ended early, e.g. a crash); the usual case reads nothing more. Only requests that may
         change the game call this (an action, a socket's hello): a GET never commits."""
-        bot = game.doc.get("b")
-        position = game.doc["p"]
+        bot = game.doc.get("bot")
+        position = game.doc["position"]
         if not bot or position["phase"] == "over" or position["active"] != bot[0]:
             return game
         return self._play_bots(game_id, game)
@@ -528,7 +533,7 @@ class GameService:
         if not view["legal_actions"]:
             raise ApiError("not_your_turn", "The game is over." if view["phase"] == "over"
                            else f"It is seat {view['active']}'s turn: hints are for your own turn.")
-        seed, salt = game.doc["k"]
+        seed, salt = game.doc["secret"]
         action, code, reason = hint_bot.hint(view, records.derived_seed(seed, salt, "hint", game.version,
                                                                         seat))
         return {"game_id": game_id, "version": game.version, "seat": seat, "action": action,
@@ -541,7 +546,7 @@ class GameService:
         Raises unknown_game, game_not_over (the seed stays secret until the end), record_unavailable
         (a log that does not reach back to the start: the store lost part of it)."""
         game = self._load(game_id)
-        if game.doc["p"]["phase"] != "over":
+        if game.doc["position"]["phase"] != "over":
             raise ApiError("game_not_over", "The record (and the seed) are published when the game is over.")
         entries = [(v, e) for v, e in self.store.log_since(game_id, 1) if v <= game.version]
         if [v for v, _ in entries] != list(range(2, game.version + 1)):
@@ -551,13 +556,13 @@ class GameService:
             entry = gamelog.parse(text)
             if isinstance(entry, gamelog.Move):
                 actions.append({"version": version, "seat": entry.seat, "action": entry.action})
-        bot = game.doc.get("b")
+        bot = game.doc.get("bot")
         given = night.names(game.doc)
         seats = [{"seat": i, "who": "bot", "bot": bot[1]} if bot and bot[0] == i
                  else {"seat": i, "who": "human", "name": given[i]} for i in range(len(game.seats))]
-        seed, salt = game.doc["k"]
-        return records.build(game_id, game.doc["m"], seed, salt, game.doc.get("o", {}), seats, actions,
-                             game.doc["p"]["result"])
+        seed, salt = game.doc["secret"]
+        return records.build(game_id, game.doc["mode"], seed, salt, game.doc["options"], seats, actions,
+                             game.doc["position"]["result"])
 
     @staticmethod
     def _check_idempotency(status: str) -> None:
@@ -607,7 +612,7 @@ class GameService:
                 raise ApiError("unknown_code", "The game of this code has expired.")
             game = Loaded(found[0], jsontext.loads_own(found[1]), found[1])
             doc = game.doc
-            own = auth.seat_of(token, doc["s"])
+            own = auth.seat_of(token, doc["seats"])
             if own is not None:  # already seated here: answer that seat, leave the code for the other
                 body = self._game_body(game_id, game.version, doc, game.state(), own, base_url)
                 body["token"] = token
@@ -615,11 +620,12 @@ class GameService:
             seat, change = self._seat_for_code(doc, norm, binding)
             was = night.names(doc)[seat]
             token = auth.new_token()
-            seats = list(doc["s"])
+            seats = list(doc["seats"])
             seats[seat] = auth.token_hash(token)
-            doc = dict(doc, s=seats, j=doc["j"] if change == "transferred" else None, u=int(time.time()))
+            doc = dict(doc, seats=seats, join_code=doc["join_code"] if change == "transferred" else None,
+                       updated=int(time.time()))
             if name is not None:
-                doc["n"] = night.with_name(doc.get("n"), len(seats), seat, name)
+                doc["names"] = night.with_name(doc.get("names"), len(seats), seat, name)
             # What a replay needs to undo the change: the name before, the join code used.
             undo = {} if night.names(doc)[seat] == was else {"was": was}
             if change == "joined":
@@ -640,12 +646,12 @@ class GameService:
         if binding:  # a transfer code: "<seat>#<first 16 hex of the holder's token hash at issue>"
             seat_text, _, prefix = binding.partition("#")
             seat = int(seat_text)
-            held = doc["s"][seat] if seat < len(doc["s"]) else None
+            held = doc["seats"][seat] if seat < len(doc["seats"]) else None
             if held is None or not held.startswith(prefix):
                 raise ApiError("unknown_code", "This transfer code was superseded: the seat moved on.")
             return seat, "transferred"
-        if doc.get("j") == code and None in doc["s"]:
-            return doc["s"].index(None), "joined"
+        if doc.get("join_code") == code and None in doc["seats"]:
+            return doc["seats"].index(None), "joined"
         raise ApiError("unknown_code", "This join code has been used: every seat is taken.")
 
     def rematch(self, game_id: str, token: str | None, base_url: str) -> dict:
@@ -664,14 +670,14 @@ class GameService:
         """
         old = self._load(game_id)
         seat = self._seat(old, token, required=True)
-        if old.doc["p"]["phase"] != "over":
+        if old.doc["position"]["phase"] != "over":
             raise ApiError("game_not_over", "A rematch starts once this game is over.")
-        rematch_id = old.doc.get("r") or self.store.link_rematch(game_id, secrets.token_urlsafe(12))
+        rematch_id = old.doc.get("rematch") or self.store.link_rematch(game_id, secrets.token_urlsafe(12))
         if rematch_id is None:
             raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")
         new_token = night.rematch_token(token, rematch_id)
         game = self._rematch_seat(rematch_id, old.doc, seat, new_token)
-        if old.doc.get("r") != rematch_id:
+        if old.doc.get("rematch") != rematch_id:
             self._link_in_doc(game_id, rematch_id, seat)
         body = self._game_body(rematch_id, game.version, game.doc, game.state(), seat, base_url)
         body["token"] = new_token
@@ -698,7 +704,7 @@ class GameService:
                 raise ApiError("seat_taken", "Your seat in the rematch was claimed from another device.")
             seats = list(game.seats)
             seats[seat] = held
-            doc = dict(game.doc, s=seats, u=int(time.time()))
+            doc = dict(game.doc, seats=seats, updated=int(time.time()))
             res, commit = self._change(rematch_id, game, doc, seat, "joined", name=night.names(doc)[seat])
             if res.status == "ok":
                 return commit.game
@@ -706,10 +712,10 @@ class GameService:
 
     def _rematch_game(self, old_doc: dict, seat: int, held: str) -> tuple[dict, object]:
         """Return (document, state) of a new rematch game for a finished game's document."""
-        mode, options = old_doc["m"], {}
-        if mode == "duo" and "k" in old_doc:
+        mode, options = old_doc["mode"], {}
+        if mode == "duo":
             # The finished game's dealer, as new_game drew it (or was told); the rematch swaps it.
-            dealer = 1 - engine.new_game(mode, old_doc["k"][0], **old_doc.get("o", {})).active
+            dealer = 1 - engine.new_game(mode, old_doc["secret"][0], **old_doc["options"]).active
             options = night.rematch_options(old_doc, dealer)
         seed = secrets.randbelow(2**53)
         state = engine.new_game(mode, seed, **options)
@@ -723,9 +729,9 @@ class GameService:
         so every socket of the game hears of it); nothing when it is there already."""
         for _ in range(10):
             game = self._load(game_id)
-            if game.doc.get("r") == rematch_id:
+            if game.doc.get("rematch") == rematch_id:
                 return
-            doc = dict(game.doc, r=rematch_id, u=int(time.time()))
+            doc = dict(game.doc, rematch=rematch_id, updated=int(time.time()))
             res, _commit = self._change(game_id, game, doc, seat, "rematch", game=rematch_id)
             if res.status == "ok":
                 return
@@ -756,21 +762,21 @@ def _undo_change(doc: dict, change: gamelog.Change) -> dict:
     """Return `doc` as it was before `change`, a change at the table (to render an answer of an
     earlier version again, byte for byte)."""
     if change.kind == "rematch":
-        return dict(doc, r=None)
+        return dict(doc, rematch=None)
     names = list(night.names(doc))
     names[change.seat] = change.fields.get("was", change.fields.get("name"))
-    doc = dict(doc, n=names)
+    doc = dict(doc, names=names)
     if change.kind == "joined":  # the seat was free (or kept for a rematch player: not taken either)
-        seats = list(doc["s"])
+        seats = list(doc["seats"])
         seats[change.seat] = None
-        doc["s"] = seats
-        doc["j"] = change.fields.get("code", doc.get("j"))
+        doc["seats"] = seats
+        doc["join_code"] = change.fields.get("code", doc.get("join_code"))
     return doc
 
 
 def _commitment(doc: dict) -> str:
     """Return the game's published seed commitment."""
-    return records.commitment(*doc["k"])
+    return records.commitment(*doc["secret"])
 
 
 def join_url(base_url: str, code: str) -> str:

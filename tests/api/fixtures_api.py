@@ -173,21 +173,21 @@ def play_out(game: Game, store: GameStore, *, seed: int = 0, max_steps: int = 50
         seat = view["active"]
         mine = game.get(seat).get_json()
         _, doc = stored(store, game.id)
-        assert_no_secrets(mine, doc["p"], seat)
-        assert_no_secrets(public, doc["p"], None)
+        assert_no_secrets(mine, doc["position"], seat)
+        assert_no_secrets(public, doc["position"], None)
         legal = mine["view"]["legal_actions"]
         assert legal, "the active seat must have a legal action"
         for other in game.tokens:
             if other != seat:
                 theirs = game.get(other).get_json()
                 assert theirs["view"]["legal_actions"] == []
-                assert_no_secrets(theirs, doc["p"], other)
+                assert_no_secrets(theirs, doc["position"], other)
         resp = game.act(seat, rng.choice(legal), key=f"k{steps}")
         assert resp.status_code == 200, resp.get_json()
         answer = resp.get_json()
         assert answer["version"] == game.version + 1
         _, doc = stored(store, game.id)
-        assert_no_secrets(answer, doc["p"], seat)
+        assert_no_secrets(answer, doc["position"], seat)
         assert len(store.load(game.id)[1].encode()) <= 2048, "the stored document outgrew 2 KB"
         game.version = answer["version"]
         steps += 1

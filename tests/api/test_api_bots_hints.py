@@ -123,7 +123,7 @@ def test_versions_rise_by_one_per_commit_bot_moves_included(finished: Finished):
         assert answer["version"] == sent + 1
     bot_moves = sum(e.seat == 1 for e in entries)
     assert bot_moves > 0 and bot_moves + len(finished.answers) == version - 1
-    assert doc["p"]["phase"] == "over"
+    assert doc["position"]["phase"] == "over"
 
 
 def test_the_bot_decides_from_its_own_view_with_a_seed_from_the_game_secret(record: dict):
@@ -166,7 +166,7 @@ def test_the_service_hands_the_bot_nothing_but_its_seat_view(monkeypatch):
 
 
 def stored_seed(store, game_id: str) -> int:
-    return stored(store, game_id)[1]["k"][0]
+    return stored(store, game_id)[1]["secret"][0]
 
 
 def test_every_bot_version_is_published(mem: MemoryStore, api):
@@ -271,7 +271,7 @@ def test_no_record_before_the_end(finished: Finished):
     assert finished.before_end["status"] == 409
     assert finished.before_end["body"]["code"] == "game_not_over"
     _version, doc = stored(finished.store, finished.game_id)
-    seed, salt = doc["k"]
+    seed, salt = doc["secret"]
     assert str(seed) not in finished.before_end["text"] and salt not in finished.before_end["text"]
 
 
@@ -283,7 +283,7 @@ def test_the_record_holds_the_whole_game(finished: Finished, record: dict):
     assert record["seats"] == [{"seat": 0, "who": "human", "name": None},
                                {"seat": 1, "who": "bot", "bot": "greedy"}]
     assert [a["version"] for a in record["actions"]] == list(range(2, version + 1))
-    assert record["result"] == doc["p"]["result"]
+    assert record["result"] == doc["position"]["result"]
 
 
 def test_alcabohne_verify_accepts_the_downloaded_record(record: dict, tmp_path, capsys):

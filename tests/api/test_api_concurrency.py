@@ -39,11 +39,11 @@ def race(app, game, version: int, legal: list[dict], round_no: int) -> list[tupl
 def test_racing_actions_exactly_one_applies(api_store):
     app = make_app(api_store)
     game = new_game(app.test_client(), "solo")
-    start = stored(api_store, game.id)[1]["p"]
+    start = stored(api_store, game.id)[1]["position"]
     applied = []
     for round_no in range(6):
         version, doc = stored(api_store, game.id)
-        legal = engine.legal_actions(engine.from_position(doc["p"]))
+        legal = engine.legal_actions(engine.from_position(doc["position"]))
         results = race(app, game, version, legal, round_no)
         statuses = sorted(status for status, _, _ in results)
         assert statuses == [200] + [409] * (THREADS - 1), statuses
@@ -56,7 +56,7 @@ def test_racing_actions_exactly_one_applies(api_store):
     # The final state is what the winning actions give when applied one after another.
     final_version, doc = stored(api_store, game.id)
     assert final_version == 1 + len(applied)
-    assert engine.to_position(replay(start, applied)) == doc["p"]
+    assert engine.to_position(replay(start, applied)) == doc["position"]
 
 
 def test_concurrent_retries_of_one_action_apply_it_once(api_store):

@@ -56,7 +56,7 @@ def test_names_given_at_create_and_join_are_in_every_answer_and_the_record(clien
     assert log == [{"version": 2, "events": [{"type": "seat_joined", "seat": 1, "name": "Bo <b>"}]}]
     # Stored once, as given (trimmed); the record carries them.
     _, doc = stored(api_store, game.id)
-    assert doc["n"] == ["Ann", "Bo <b>"]
+    assert doc["names"] == ["Ann", "Bo <b>"]
     finish(game)
     record = client.get(f"{API}/games/{game.id}/record").get_json()
     assert record["seats"] == [{"seat": 0, "who": "human", "name": "Ann"},
@@ -80,7 +80,7 @@ def test_a_bad_name_is_refused_and_changes_nothing(mclient, memory_store, name):
     body = problem(resp, 400, "invalid_request")
     assert "name" in json.dumps(body["errors"])
     version, doc = stored(memory_store, host["game_id"])
-    assert version == 1 and doc["s"][1] is None and "n" not in doc
+    assert version == 1 and doc["seats"][1] is None and "names" not in doc
 
 
 FAMILY = "👩\u200d👩\u200d👧"  # joined by zero-width joiners: a format character, not a control
@@ -189,7 +189,7 @@ def test_a_duo_rematch_keeps_the_players_and_swaps_the_start_player(client, api_
     # The finished game's record still verifies its moves (the link is no move).
     assert client.get(f"{API}/games/{game.id}/record").status_code == 200
     new_game_doc = stored(api_store, new_id)[1]
-    assert new_game_doc["n"] == ["Ann", "Bo"] and new_game_doc["o"] == {"dealer": 1}
+    assert new_game_doc["names"] == ["Ann", "Bo"] and new_game_doc["options"] == {"dealer": 1}
 
 
 def test_a_rematch_against_the_computer_keeps_the_bot(mclient, memory_store):
@@ -242,7 +242,7 @@ def test_racing_rematch_calls_from_both_seats_make_one_game(client, api_store):
     new_id = answers[0][1]["game_id"]
     assert game.get(None).get_json()["rematch"] == new_id
     version, doc = stored(api_store, new_id)
-    assert version == 2 and "rematch" not in doc["s"]  # one join: the second seat's first claim
+    assert version == 2 and "rematch" not in doc["seats"]  # one join: the second seat's first claim
 
 
 # ------------------------------------------------------------------ tutorial
@@ -341,7 +341,7 @@ def test_joining_with_ones_own_token_gives_back_ones_own_seat(client, api_store)
     assert mine["seats"][1] == {"seat": 1, "taken": False, "name": None}
     assert mine["join_code"] == code  # still open for the other player
     version, doc = stored(api_store, host["game_id"])
-    assert version == 1 and doc["s"][1] is None
+    assert version == 1 and doc["seats"][1] is None
     # The other player still joins with it.
     guest = join(client, code, name="Bo").get_json()
     assert guest["seat"] == 1 and guest["version"] == 2

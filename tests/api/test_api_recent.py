@@ -19,7 +19,7 @@ def _counting_loads(store) -> list:
 
 def _legal(store, game_id: str, seat: int) -> list[dict]:
     _version, doc = stored(store, game_id)
-    return engine.view(engine.from_position(doc["p"]), seat)["legal_actions"]
+    return engine.view(engine.from_position(doc["position"]), seat)["legal_actions"]
 
 
 def test_moves_at_the_held_version_read_nothing(api_store) -> None:

@@ -221,5 +221,5 @@ def test_views_of_new_games_hide_the_deck(client, api_store, mode):
     _, doc = stored(api_store, game.id)
     text = game.get(0).get_data(as_text=True)
     # The only seed-like key is the commitment (a SHA-256 of seed and a secret salt), never the seed.
-    assert '"seed"' not in text and str(doc["p"]["seed"]) not in text
+    assert '"seed"' not in text and str(doc["position"]["seed"]) not in text
     assert text.count("seed") == text.count("seed_commitment")

@@ -32,10 +32,10 @@ class ApiMachine(RuleBasedStateMachine):
         self.keys = 0
 
     def active(self) -> int:
-        return stored(self.store, self.game.id)[1]["p"]["active"]
+        return stored(self.store, self.game.id)[1]["position"]["active"]
 
     def over(self) -> bool:
-        return stored(self.store, self.game.id)[1]["p"]["phase"] == "over"
+        return stored(self.store, self.game.id)[1]["position"]["phase"] == "over"
 
     def refused(self, resp, status: int, code: str):
         body = resp.get_json()
@@ -53,7 +53,7 @@ class ApiMachine(RuleBasedStateMachine):
         assert resp.status_code == 200, resp.get_json()
         answer = resp.get_json()
         assert answer["version"] == self.game.version + 1
-        assert_no_secrets(answer, stored(self.store, self.game.id)[1]["p"], seat)
+        assert_no_secrets(answer, stored(self.store, self.game.id)[1]["position"], seat)
         self.answered.append((key, seat, {"action": action, "version": self.game.version}, resp.data))
         self.game.version = answer["version"]
 

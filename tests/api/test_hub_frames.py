@@ -97,7 +97,7 @@ def test_a_nudge_s_frames_are_forwarded_and_the_rest_is_rendered(service):
         ready = attach(hub, game_id, other, tokens[other], game.version)
         moving = attach(hub, game_id, mover, tokens[mover], game.version)
         table = attach(hub, game_id, None, None, game.version)
-        doc = dict(game.doc, p=engine.to_position(new_state))
+        doc = dict(game.doc, position=engine.to_position(new_state))
         marker = dumps({"type": "state", "version": version, "forwarded": True})
         hub._on_nudge(game_id, version, (dumps(doc), f"{mover}:{engine.actions.parse(action)}",
                                          f"{jsontext.dumps(events)}\n{other}:{marker}"))

@@ -77,7 +77,7 @@ class Live:
 
     def position(self, game_id: str) -> tuple[int, dict]:
         version, raw = self.store.load(game_id)
-        return version, json.loads(raw)["p"]
+        return version, json.loads(raw)["position"]
 
 
 def _serve(store, stack: ExitStack, **config) -> Live:
