@@ -325,6 +325,10 @@ def test_solo_end_overlay_breakdown_and_streak(phone, server):
     shot(page, "52-end-folded")
     page.click("[data-end=show]")
     page.wait_for_selector(".end-overlay")
+    page.keyboard.press("Escape")  # keyboard players fold it the same way
+    page.wait_for_selector(".end-bar")
+    page.click("[data-end=show]")
+    page.wait_for_selector(".end-overlay")
     # Play again: a new solo game, the streak kept on this device.
     page.click("[data-end=rematch]")
     page.wait_for_function("(old) => /^#\\/g\\//.test(location.hash) && !location.hash.includes(old)"

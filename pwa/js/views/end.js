@@ -97,7 +97,12 @@ export function End({ s, streak, onRematch, onHome, hotseat }) {
   // The other phone started the next game: bring the overlay back, wherever this player was looking.
   useEffect(() => { if (s.rematch) setOpen(true); }, [s.rematch]);
   useEffect(() => {
-    if (open && box.current) box.current.focus({ preventScroll: true });
+    if (!open) return undefined;
+    if (box.current) box.current.focus({ preventScroll: true });
+    // Escape folds the overlay, wherever the focus is (it may still be on the button that opened it).
+    const onKey = (e) => { if (e.key === 'Escape') setOpen(false); };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
   }, [open]);
   const again = () => {
     setAsked(true);
