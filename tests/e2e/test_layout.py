@@ -85,6 +85,9 @@ def test_solo_without_scrolling(phone, server, monkeypatch):
     page.click('[data-area="deck"]')  # an area explains itself on a tap
     page.wait_for_selector("[data-infopop]")
     assert "draw pile" in page.inner_text("[data-infopop]").lower()
+    page.click('[data-boss="joe"] .boss-name')  # a boss says when he harvests
+    page.wait_for_selector('[data-infopop="boss:joe"]')
+    assert "worth 1 coin;" in page.inner_text("[data-infopop]")
     shot(page, "layout-solo-390-info")
     page.click("[data-infopop] button")
     decision, check = decide_and_check(Shots("layout-solo-390"))

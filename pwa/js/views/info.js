@@ -19,7 +19,7 @@ export function infoText(info, view, seat) {
       const held = view.bosses[a];
       const base = t('lay.info.boss', { boss: bossName(a), n: THRESHOLD[a] });
       if (!held) return `${base} ${t('lay.info.boss.empty')}`;
-      return `${base} ${t('lay.info.boss.held', { count: held[1], bean: bean(held[0]), now: coins(held[0], held[1]) })}`;
+      return `${base} ${t('lay.info.boss.held', { count: held[1], bean: bean(held[0]) })}`;
     }
     case 'field': {
       const p = view.players[Number(a)];
@@ -39,10 +39,10 @@ export function infoText(info, view, seat) {
 }
 
 /** The popover: the explanation of what was tapped last; any tap closes it. */
-export function InfoPop({ info, view, seat, onClose }) {
+export function InfoPop({ info, low, view, seat, onClose }) {
   const text = info ? infoText(info, view, seat) : null;
   if (!text) return null;
-  return html`<div class="infopop" role="status" data-infopop=${info}>
+  return html`<div class=${`infopop${low ? ' low' : ''}`} role="status" data-infopop=${info}>
     <p>${text}</p>
     <button type="button" class="link" onClick=${onClose}>${t('lay.info.close')}</button>
   </div>`;

@@ -267,7 +267,9 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
   const explain = (ev) => {
     if (ev.target.closest('button, a, input, .infopop')) return;
     const el = ev.target.closest('[data-info]');
-    setInfo(el ? el.dataset.info : null);
+    // The explanation shows in the other half of the screen, never over what it explains.
+    const low = el ? el.getBoundingClientRect().top < window.innerHeight / 2 : false;
+    setInfo(el ? { key: el.dataset.info, low } : null);
   };
   const ruleFirst = me && !hidden && me.hand && me.hand.length > 1 && !store.prefs().handRuleSeen;
 
@@ -312,7 +314,7 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
 
   return html`<div class=${`table${watch ? ' tv' : ''}`} data-version=${s.version} data-busy=${locked ? '1' : '0'}
     data-phase=${view.phase} onClick=${explain}>
-    ${info ? html`<${InfoPop} info=${info} view=${view} seat=${seat} onClose=${() => setInfo(null)} />` : null}
+    ${info ? html`<${InfoPop} info=${info.key} low=${info.low} view=${view} seat=${seat} onClose=${() => setInfo(null)} />` : null}
     ${board}
     ${watch ? html`<div data-area="hint" class="say"><p class="banner" role="status">${banner}</p>
       ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />` : null}</div>` : null}
