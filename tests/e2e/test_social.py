@@ -94,6 +94,8 @@ def test_no_name_and_the_computer(phone, server):
     page.click("[data-new=duo]")
     page.wait_for_selector("[data-code]")
     assert page.locator(".playing-as").inner_text().strip() == "Du spielst als Spieler 1"
+    assert page.inner_text("[data-share]") == "Link teilen"
+    axe_check(page, "54-lobby-de")
     code = page.get_attribute("[data-code]", "data-code")
     guest = phone("no-name-guest")
     guest.goto(f"/#join={code}")
