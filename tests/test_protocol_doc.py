@@ -1,0 +1,156 @@
+"""docs/protocol.md cannot drift from what the engine and the API send.
+
+Random games are played through the engine (duo and solo, fixed seeds) and one duo game through the HTTP
+API (with a join, a seat transfer and a rematch). Every event type and every field that occurs must be
+in the events table of docs/protocol.md §8, every documented event type must occur, and every field of a
+view, a player entry, a result and an answer must be in the tables of §5.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import random
+import re
+
+import pytest
+
+import engine
+from api import create_app
+from api.store.memory import MemoryStore
+
+DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
+API = "/api/v1"
+
+
+def _section(title_start: str) -> str:
+    """Return the text of the `## ` section whose title starts with `title_start`."""
+    text = DOC.read_text(encoding="utf-8")
+    m = re.search(rf"^## {re.escape(title_start)}.*?(?=^## |\Z)", text, flags=re.M | re.S)
+    assert m, f"docs/protocol.md has no section '## {title_start}'"
+    return m.group(0)
+
+
+def _rows(section: str) -> dict[str, str]:
+    """Return the table rows of `section` by their first cell's code name (`name` -> the whole row)."""
+    return {m[1]: m[0] for m in re.finditer(r"^\| `([^`]+)` \|.*$", section, flags=re.M)}
+
+
+def _names(cell: str) -> set[str]:
+    return set(re.findall(r"`([a-z_]+)`", cell))
+
+
+def _record(seen: dict[str, set[str]], events: list[dict]) -> None:
+    for e in events:
+        seen.setdefault(e["type"], set()).update(k for k in e if k != "type")
+
+
+def _engine_games() -> tuple[dict[str, set[str]], list[dict]]:
+    """Play random games; return the event fields seen by type and a sample of views (every phase)."""
+    seen: dict[str, set[str]] = {}
+    views = []
+    for mode in ("duo", "solo"):
+        for seed in range(12):
+            rng = random.Random(seed)
+            s = engine.new_game(mode, seed)
+            while s.phase != "over":
+                s, events = engine.apply(s, rng.choice(engine.legal_actions(s)))
+                _record(seen, events)
+                for seat in range(len(s.hands)):
+                    _record(seen, engine.redact_events(events, seat))
+            views += [engine.view(s, 0), engine.view(s, None)]
+            views.append(engine.view(engine.new_game(mode, seed), 0))
+    return seen, views
+
+
+@pytest.fixture(scope="module")
+def api_game() -> dict:
+    """Play one duo game over HTTP (join, moves of both seats, a transfer, a rematch); return the event
+    fields seen by type and every answer body."""
+    client = create_app({"STORE": MemoryStore(), "PUBLIC_URL": "http://table.test"}).test_client()
+    answers = []
+
+    def call(method: str, path: str, token: str | None = None, headers: dict | None = None, **kw):
+        headers = dict(headers or {}, **({"Authorization": f"Bearer {token}"} if token else {}))
+        res = client.open(API + path, method=method, headers=headers, **kw)
+        assert res.status_code in (200, 201), res.get_json()
+        answers.append(res.get_json())
+        return res.get_json()
+
+    made = call("POST", "/games", json={"mode": "duo", "name": "Ada"})
+    gid, tokens = made["game_id"], [made["token"], None]
+    tokens[1] = call("POST", "/games/join", json={"code": made["join_code"], "name": "Bo"})["token"]
+    rng = random.Random(7)
+    body = call("GET", f"/games/{gid}", tokens[0])
+    moves = 0
+    while body["view"]["phase"] != "over":
+        active = body["view"]["active"]
+        mine = call("GET", f"/games/{gid}", tokens[active])
+        action = rng.choice(mine["view"]["legal_actions"])
+        body = call("POST", f"/games/{gid}/actions", tokens[active],
+                    json={"action": action, "version": mine["version"]},
+                    headers={"Idempotency-Key": f"k{moves}"})
+        moves += 1
+        if moves == 3:  # move seat 1 to another device
+            code = call("POST", f"/games/{gid}/transfer", tokens[1])["transfer_code"]
+            tokens[1] = call("POST", "/games/join", json={"code": code})["token"]
+    call("POST", f"/games/{gid}/rematch", tokens[0])
+    seen: dict[str, set[str]] = {}
+    for seat_token in (*tokens, None):
+        for entry in call("GET", f"/games/{gid}/events?since=0", seat_token)["log"]:
+            _record(seen, entry["events"])
+    for answer in answers:
+        _record(seen, answer.get("events", []))
+    return {"seen": seen, "answers": answers}
+
+
+def test_every_event_and_field_is_documented(api_game):
+    rows = _rows(_section("8. Events"))
+    seen, _views = _engine_games()
+    for kind, fields in api_game["seen"].items():
+        seen.setdefault(kind, set()).update(fields)
+    undocumented = {k: sorted(f - _names(rows[k].split("|")[2])) if k in rows else "the type"
+                    for k, f in seen.items()}
+    undocumented = {k: v for k, v in undocumented.items() if v}
+    assert not undocumented, f"missing in docs/protocol.md §8: {undocumented}"
+    never = sorted(set(rows) - set(seen))
+    assert not never, f"documented in §8 but never sent: {never}"
+
+
+def test_every_view_field_is_documented():
+    rows = _rows(_section("5. Views"))
+    _seen, views = _engine_games()
+    missing = set()
+    for v in views:
+        missing |= set(v) - set(rows)
+        for p in v["players"]:
+            missing |= set(p) - set(rows)
+        if v["result"] is not None:
+            r = v["result"]
+            missing |= set(r) - set(rows) - {"breakdown"}
+            missing |= set(r["breakdown"]["players"][0]) - _names(rows["breakdown.players[]"])
+            missing |= set(r["breakdown"]["mafia"]) - _names(rows["breakdown.mafia"])
+        missing |= set(v["bosses"]) - _names(rows["bosses"])
+    assert not missing, f"view fields missing in docs/protocol.md §5: {sorted(missing)}"
+
+
+def test_every_answer_field_is_documented(api_game):
+    rows = _rows(_section("5. Views"))
+    game_answers = [a for a in api_game["answers"] if "view" in a]
+    missing = set()
+    for a in game_answers:
+        missing |= set(a) - set(rows)
+        for seat in a["seats"]:
+            missing |= set(seat) - _names(rows["seats"])
+    assert not missing, f"answer fields missing in docs/protocol.md §5: {sorted(missing)}"
+
+
+def test_bean_and_boss_tables_match_the_engine():
+    beans = _rows(_section("1. Names"))
+    from engine import cards
+
+    for bean in engine.BEANS:
+        row = beans[bean]
+        assert cards.NAMES_DE[bean] in row and f"| {engine.COUNTS[bean]} |" in row
+        assert " / ".join(map(str, engine.BEANOMETER[bean])) in row
+    for boss, threshold in zip(engine.BOSSES, cards.THRESHOLD, strict=True):
+        assert cards.BOSS_NAMES[boss] in beans[boss] and f"| {threshold} coin" in beans[boss]
