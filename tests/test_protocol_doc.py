@@ -154,3 +154,59 @@ def test_bean_and_boss_tables_match_the_engine():
         assert " / ".join(map(str, engine.BEANOMETER[bean])) in row
     for boss, threshold in zip(engine.BOSSES, cards.THRESHOLD, strict=True):
         assert cards.BOSS_NAMES[boss] in beans[boss] and f"| {threshold} coin" in beans[boss]
+
+
+def test_order_of_checks_and_idempotency_as_documented():
+    """docs/protocol.md §9 (the order of checks of POST /actions) and §10 (the key's scope): each request
+    fails several checks at once and must get the error of the first one listed."""
+    client = create_app({"STORE": MemoryStore(), "PUBLIC_URL": "http://table.test"}).test_client()
+    made = client.post(f"{API}/games", json={"mode": "duo"}).get_json()
+    gid = made["game_id"]
+    joined = client.post(f"{API}/games/join", json={"code": made["join_code"]}).get_json()
+    tokens = [made["token"], joined["token"]]
+    game = client.get(f"{API}/games/{gid}").get_json()
+    version, active = game["version"], game["view"]["active"]
+    me, other = f"Bearer {tokens[active]}", f"Bearer {tokens[1 - active]}"
+
+    def post(body=None, game_id=gid, auth=None, key=None, raw=None, ctype="application/json"):
+        headers = {k: v for k, v in (("Authorization", auth), ("Idempotency-Key", key)) if v}
+        url = f"{API}/games/{game_id}/actions"
+        res = (client.post(url, data=raw, headers=headers, content_type=ctype) if raw is not None
+               else client.post(url, json=body, headers=headers))
+        code = (res.get_json(silent=True) or {}).get("code")
+        return res.status_code, code, res.headers.get("Idempotent-Replayed")
+
+    def legal_now():
+        answer = client.get(f"{API}/games/{gid}", headers={"Authorization": me}).get_json()
+        return answer["view"]["legal_actions"]
+
+    bad = {"type": "harvest"}  # malformed: no field
+    illegal = {"type": "harvest", "field": 2}  # well-formed, but field 2 is not owned
+    assert post(raw="x", ctype="text/plain", auth="Basic x")[:2] == (415, "invalid_request")
+    assert post({"action": bad}, game_id="nope", auth="Basic x")[:2] == (400, "invalid_request")
+    assert post({"action": bad, "version": 1}, game_id="nope", auth="Basic x")[:2] == (401, "bad_token")
+    assert post({"action": bad, "version": 1}, game_id="nope")[:2] == (404, "unknown_game")
+    assert post({"action": bad, "version": 1})[:2] == (401, "bad_token")
+    assert post({"action": bad, "version": version + 5}, auth=other)[:2] == (409, "stale_version")
+    assert post({"action": bad, "version": version}, auth=other)[:2] == (403, "not_your_turn")
+    assert post({"action": bad, "version": version}, auth=me)[:2] == (400, "invalid_action")
+    assert post({"action": None, "version": version}, auth=me)[:2] == (400, "invalid_action")
+    assert post({"action": illegal, "version": version}, auth=me)[:2] == (422, "illegal_action")
+
+    legal = legal_now()
+    first = {"action": legal[0], "version": version}
+    assert post(first, auth=me, key="k1") == (200, None, None)
+    assert post(first, auth=me, key="k1") == (200, None, "true")
+    assert post({"action": bad, "version": version}, auth=me, key="k1")[:2] == (422, "idempotency_mismatch")
+    mismatch = (422, "idempotency_mismatch")
+    assert post({"action": bad, "version": version}, auth=other, key="k1")[:2] == mismatch  # the game's key
+    # At the current version the key is looked at only by the commit: an earlier error wins.
+    assert post({"action": illegal, "version": version + 1}, auth=me, key="k1")[:2] == (422, "illegal_action")
+    # An error answer is not recorded: the key stays fresh.
+    assert post({"action": illegal, "version": version + 1}, auth=me, key="k2")[:2] == (422, "illegal_action")
+    legal = legal_now()
+    assert post({"action": legal[0], "version": version + 1}, auth=me, key="k2") == (200, None, None)
+    # The same key in another game is another key.
+    solo = client.post(f"{API}/games", json={"mode": "solo"}).get_json()
+    assert post({"action": solo["view"]["legal_actions"][0], "version": solo["version"]},
+                game_id=solo["game_id"], auth=f"Bearer {solo['token']}", key="k1") == (200, None, None)
