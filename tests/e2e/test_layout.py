@@ -91,7 +91,7 @@ def test_solo_without_scrolling(phone, server, monkeypatch):
     shot(page, "layout-solo-390-info")
     page.click("[data-infopop] button")
     decision, check = decide_and_check(Shots("layout-solo-390"))
-    meter = play(server, g["game_id"], [g["token"]], [page], check=check, decision=decision)
+    meter = play(server, g["game_id"], [g["token"]], [page], check=check, decision=decision, close_away=True)
     assert meter.summary()["turns"] >= 5
     shot(page, "layout-solo-390-over")
 
@@ -118,7 +118,7 @@ def test_duo_without_scrolling(phone, server, monkeypatch):
             axe_check(tablet, "layout-table-screen-1024-mid")
             axe_check(page, "layout-duo-390-mid")
 
-    play(server, game_id, tokens, [a, b], check=check, decision=watch_too)
+    play(server, game_id, tokens, [a, b], check=check, decision=watch_too, close_away=True)
     tablet.wait_for_selector('.table[data-phase="over"]')
     shot(tablet, "layout-table-screen-1024-over")
     shot(b, "layout-duo-390-over")
@@ -133,7 +133,7 @@ def test_tablet_game_and_phone_table_screen(phone, server, monkeypatch):
     open_seat(page, g["game_id"], 0, g["token"], mode="solo")
     axe_check(page, "layout-solo-1024-start")
     decision, check = decide_and_check(Shots("layout-solo-1024"))
-    play(server, g["game_id"], [g["token"]], [page], decision=decision, check=check)
+    play(server, g["game_id"], [g["token"]], [page], decision=decision, check=check, close_away=True)
     shot(page, "layout-solo-1024-over")
 
     # A duo game on two tablets (every phase, the leftovers included), also without scrolling.
@@ -142,7 +142,7 @@ def test_tablet_game_and_phone_table_screen(phone, server, monkeypatch):
     open_seat(t0, duo_id, 0, duo_tokens[0])
     open_seat(t1, duo_id, 1, duo_tokens[1])
     decision, check = decide_and_check(Shots("layout-duo-1024"))
-    play(server, duo_id, duo_tokens, [t0, t1], decision=decision, check=check)
+    play(server, duo_id, duo_tokens, [t0, t1], decision=decision, check=check, close_away=True)
     axe_check(t0, "layout-duo-1024-over")
 
     game_id, tokens = new_duo(server)

@@ -318,7 +318,8 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     ${board}
     ${watch ? html`<div data-area="hint" class="say"><p class="banner" role="status">${banner}</p>
       ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />` : null}</div>` : null}
-    <div data-area="history-slot" class="history-slot">
+    <div data-area="history-slot" class="history-slot" role=${watch ? 'region' : null}
+      aria-label=${watch ? t('lay.history') : null} tabindex=${watch ? '0' : null}>
       ${watch ? html`<h2 class="sub">${t('lay.history')}</h2><${HistoryList} log=${s.log || []} limit=${3} />` : null}
       ${s.busy || watch ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />`}
     </div>
