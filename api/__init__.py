@@ -21,8 +21,10 @@ def create_app(config: dict | None = None) -> Flask:
     """
     from flask import Flask
 
-    from api import errors, games, gctune, logs, metrics, openapi, probes, web, ws
-    from api.hub import Hub
+    from api import gctune, logs, metrics
+    from api.http import openapi, probes, problems, routes, web
+    from api.live import ws
+    from api.live.hub import Hub
     from api.service import GameService, Lifetimes
 
     app = Flask(__name__, static_folder=None)
@@ -64,10 +66,10 @@ def create_app(config: dict | None = None) -> Flask:
     api = _api_class()(app, spec_kwargs={"info": {"description": openapi.DESCRIPTION}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
                                                       "description": "The seat token from create/join."})
-    app.url_map.converters["game_id"] = games.GameIdConverter
-    api.register_converter(games.GameIdConverter, lambda _converter: games.GameIdConverter.SCHEMA)
-    api.register_blueprint(games.blp)
-    errors.register(app, api)
+    app.url_map.converters["game_id"] = routes.GameIdConverter
+    api.register_converter(routes.GameIdConverter, lambda _converter: routes.GameIdConverter.SCHEMA)
+    api.register_blueprint(routes.blp)
+    problems.register(app, api)
     openapi.register(app, api)
     ws.init_app(app)  # GET /api/v1/games/{id}/ws and /api/v1/ws.schema.json (PROTOCOL §7)
     app.register_blueprint(web.bp)
@@ -83,7 +85,7 @@ def _api_class():
     """flask-smorest's Api, with our problem document as the error schema of the `default` answers."""
     from flask_smorest import Api
 
-    from api.schemas import ProblemSchema
+    from api.http.schemas import ProblemSchema
 
     class ProblemApi(Api):
         ERROR_SCHEMA = ProblemSchema

@@ -48,7 +48,7 @@ class Config:
     # than greedy), width 3 won 85.4%, in the same time (docs/bots.md).
     BOT_MC_WIDTH = 3
 
-    # Websocket (api.ws, PROTOCOL §7). The server pings every WS_PING_INTERVAL seconds; a client that
+    # Websocket (api.live.ws, PROTOCOL §7). The server pings every WS_PING_INTERVAL seconds; a client that
     # misses a pong is dropped, so a vanished phone shows as offline within 2 x WS_PING_INTERVAL.
     WS_PING_INTERVAL = 25.0
     # Origins allowed to open a websocket (e.g. ["https://beans.example"]); None: no check (the seat
@@ -63,7 +63,7 @@ class Config:
     # fewer, bounded collections, each of which stalls every socket of the worker); 0 keeps Python's 700.
     GC_THRESHOLD = 50_000
 
-    # flask-smorest: the document is served by api.games at /api/v1/openapi.json, not by flask-smorest.
+    # flask-smorest: the document is served by api.http.routes at /api/v1/openapi.json, not by flask-smorest.
     API_TITLE = "Al Cabohne Online"
     API_VERSION = "1"
     OPENAPI_VERSION = "3.1.0"

@@ -1,13 +1,11 @@
-"""Errors as application/problem+json (RFC 9457) with a stable `code` (PROTOCOL §6).
-
-`ApiError` is raised by api.service (which knows nothing of Flask); `register(app)` turns it, every
-werkzeug HTTPException and anything unexpected into a problem document.
+"""Errors with a stable `code` (PROTOCOL §6): `ApiError`, raised by api.service (which knows nothing of
+Flask), and the table of codes. api.http.problems turns them into application/problem+json (RFC 9457)
+answers, api.live.ws into error frames.
 """
 
 from __future__ import annotations
 
 import logging
-from http import HTTPStatus
 
 PROBLEM_TYPE = "application/problem+json"
 # `type` URIs are relative references to the documentation of each code.
@@ -71,83 +69,3 @@ def schema_detail(errors: dict) -> str:
     """Return the detail of an invalid_request whose body did not match its schema (`errors`: the
     schema's messages by field), the same over HTTP and the websocket."""
     return "Invalid request: see errors (" + ", ".join(map(str, errors)) + ")."
-
-
-def _from_http_exception(error) -> ApiError:
-    """Map a werkzeug HTTPException (routing, body size, parsing) to an ApiError, keeping its headers."""
-    status = error.code or 500
-    data = getattr(error, "data", None) or {}
-    extra = {}
-    if status == 404:
-        code = "not_found"
-    elif status == 405:
-        code = "method_not_allowed"
-    elif status == 413:
-        code = "payload_too_large"
-    elif status in (400, 415, 422):
-        # webargs: a body that is not JSON, or that does not match the schema.
-        code = "invalid_request"
-        messages = data.get("messages")
-        if isinstance(messages, dict):
-            errors = messages.get("json", messages)
-            extra["errors"] = errors
-            if isinstance(errors, list) and errors:  # webargs: ["Invalid JSON body."]
-                error.description = " ".join(map(str, errors))
-            elif isinstance(errors, dict):
-                error.description = schema_detail(errors)
-    else:
-        code = "internal_error"
-    headers = {}
-    # Keep what werkzeug says matters (the Allow header of a 405, RFC 9110 §15.5.6).
-    for name, value in error.get_headers():
-        if name.lower() != "content-type":
-            headers[name] = value
-    detail = error.description if status != 500 else ""
-    if code == "internal_error" and status != 500:
-        # Any other HTTP error keeps its own status (e.g. 501), described by its standard phrase.
-        err = ApiError("internal_error", detail or HTTPStatus(status).phrase, headers=headers, **extra)
-        err.status, err.title = status, HTTPStatus(status).phrase
-        return err
-    status = 415 if status == 415 else None  # webargs' 422 for a schema error is our 400
-    return ApiError(code, detail if isinstance(detail, str) else "", status=status, headers=headers, **extra)
-
-
-def problem_response(err: ApiError):
-    """Return a Flask response carrying `err` as application/problem+json."""
-    from flask import current_app
-
-    resp = current_app.response_class(
-        current_app.json.dumps(err.problem()), status=err.status, mimetype=PROBLEM_TYPE
-    )
-    for name, value in err.headers.items():
-        resp.headers[name] = value
-    return resp
-
-
-def register(app, api) -> None:
-    """Install the problem+json handlers on `app` and on flask-smorest's `api` (which has its own)."""
-    from werkzeug.exceptions import HTTPException
-
-    from api.store.base import StoreUnavailable
-
-    def on_api_error(err: ApiError):
-        return problem_response(err)
-
-    def on_http_exception(error: HTTPException):
-        return problem_response(_from_http_exception(error))
-
-    def on_store_unavailable(error: StoreUnavailable):
-        log.warning("store unavailable: %s", error)
-        return problem_response(ApiError("store_unavailable", headers={"Retry-After": "5"}))
-
-    def on_unexpected(error: Exception):
-        if isinstance(error, HTTPException):
-            return on_http_exception(error)
-        log.exception("unhandled error", exc_info=error)
-        return problem_response(ApiError("internal_error"))
-
-    # Registered after flask-smorest's own JSON handler for HTTPException, so ours replaces it.
-    app.register_error_handler(HTTPException, on_http_exception)
-    app.register_error_handler(ApiError, on_api_error)
-    app.register_error_handler(StoreUnavailable, on_store_unavailable)
-    app.register_error_handler(Exception, on_unexpected)

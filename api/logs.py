@@ -41,7 +41,7 @@ def redact(text: str) -> str:
 
 
 # The request id of a thread that serves a request outside Flask's request context: a websocket's
-# reader thread, which answers its client's actions (api.ws). Threads start with an empty context,
+# reader thread, which answers its client's actions (api.live.ws). Threads start with an empty context,
 # so what one thread binds no other thread sees.
 _bound_request_id: ContextVar[str | None] = ContextVar("alcabohne_request_id", default=None)
 

@@ -125,7 +125,7 @@ def register(app, watching: MetricsObserver) -> None:
 
 
 def _transport() -> str:
-    # Outside a request context: a websocket's reader thread, where api.ws answers actions.
+    # Outside a request context: a websocket's reader thread, where api.live.ws answers actions.
     return "ws" if not has_request_context() or request.path.endswith("/ws") else "http"
 
 

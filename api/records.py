@@ -124,7 +124,7 @@ def verify(record: dict, expected_commitment: str | None = None) -> dict:
         raise RecordError(f"the actions end before the game does (phase {state.phase})")
     result = engine.to_position(state)["result"]
     recorded = record.get("result")
-    # A record made before the end breakdown existed (api.schemas.ResultSchema) holds only scores,
+    # A record made before the end breakdown existed (api.http.schemas.ResultSchema) holds only scores,
     # mafia and winners: those must match; any other key it holds must match too.
     if not isinstance(recorded, dict) or not {"scores", "mafia", "winners"} <= set(recorded) or \
             {key: result.get(key) for key in recorded} != recorded:

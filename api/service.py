@@ -65,7 +65,7 @@ class Loaded:
     doc: dict
     raw: str
     parsed: object = None  # the engine state of doc["position"], when the caller has it already
-    frames: str = ""  # the socket frames rendered with the commit that made this version (api.hub)
+    frames: str = ""  # the socket frames rendered with the commit that made this version (api.live.hub)
 
     @property
     def seats(self) -> list[str | None]:
@@ -103,7 +103,7 @@ class Outcome:
 
 
 class FanOut(Protocol):
-    """Who hears of commits (api.hub.Hub: the websockets of this process and, through the store's
+    """Who hears of commits (api.live.hub.Hub: the websockets of this process and, through the store's
     nudge, of every other)."""
 
     def bind(self, service: GameService) -> None:

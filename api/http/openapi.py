@@ -8,7 +8,7 @@ from flask import jsonify
 from flask_swagger_ui import get_swaggerui_blueprint
 
 from api.errors import CODES, PROBLEM_TYPE
-from api.schemas import OPENAPI_EXTRA
+from api.http.schemas import OPENAPI_EXTRA
 
 SPEC_URL = "/api/v1/openapi.json"
 DOCS_URL = "/api/docs"
@@ -48,7 +48,7 @@ def _problem_content(spec: dict) -> dict:
                     content[PROBLEM_TYPE] = content.pop("application/json")
 
     fix(spec.get("components", {}).get("responses", {}))
-    # Rules across fields, which marshmallow's converter cannot express (api.schemas.OPENAPI_EXTRA).
+    # Rules across fields, which marshmallow's converter cannot express (api.http.schemas.OPENAPI_EXTRA).
     for name, extra in OPENAPI_EXTRA.items():
         if name in spec.get("components", {}).get("schemas", {}):
             spec["components"]["schemas"][name].update(extra)

@@ -5,7 +5,7 @@
     GET /readyz    200 when the store answers PING, else 503 (readiness: take this instance out of the
                    pool until its store is back)
 
-`GET /api/v1/health` (api.games) stays the documented public check, equal to /readyz.
+`GET /api/v1/health` (api.http.routes) stays the documented public check, equal to /readyz.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The games resource (PROTOCOL §6): thin views over api.service, documented by api.schemas."""
+"""The games resource (PROTOCOL §6): thin views over api.service, documented by api.http.schemas."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from werkzeug.routing import BaseConverter
 
 from api import auth
 from api.errors import CODES, PROBLEM_TYPE, ApiError
-from api.schemas import (
+from api.http.schemas import (
     ActionRequestSchema,
     ActionResultSchema,
     CreateGameSchema,

@@ -1,7 +1,7 @@
 """The wire contract: marshmallow schemas for bodies and answers; they also feed the OpenAPI document.
 
 Requests are loaded through their schemas. Answers are built by api.service and sent as they are
-(api.games): the answer schemas document them, and schemathesis checks that they keep to them. Views and
+(api.http.routes): the answer schemas document them, and schemathesis checks that they keep to them. Views and
 events come from the engine (engine.view / engine.redact_events, PROTOCOL §5): their schemas name the
 keys the contract fixes and allow more, which a dump through marshmallow would drop.
 """
@@ -197,7 +197,7 @@ class IdempotencyHeaderSchema(Schema):
                                                              "reused on retry (it gets the first answer)."})
 
 
-# The cross-field rule of CreateGameSchema in the OpenAPI document (api.openapi merges it into the
+# The cross-field rule of CreateGameSchema in the OpenAPI document (api.http.openapi merges it into the
 # component), so that generated clients and schemathesis know a duo tutorial is refused.
 OPENAPI_EXTRA = {"CreateGame": {"if": {"properties": {"mode": {"const": "duo"}}, "required": ["mode"]},
                                 "then": {"properties": {"tutorial": {"const": False}}}}}

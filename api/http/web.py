@@ -21,7 +21,7 @@ from flask import Blueprint, abort, current_app, request, send_from_directory
 
 from api.service import GAME_ID_RE
 
-PWA_DIR = Path(__file__).resolve().parent.parent / "pwa"
+PWA_DIR = Path(__file__).resolve().parents[2] / "pwa"
 # Folders (and top-level files) of pwa/ that are part of the client; anything else is not served.
 FOLDERS = ("js", "css", "i18n", "vendor", "icons")
 TOP_FILES = ("manifest.webmanifest",)

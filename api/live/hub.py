@@ -9,7 +9,7 @@ the committer rendered for the other seats before committing (`nudge_frames`): t
 forwards those, renders what else its sockets need (the mover's seat, watchers, sockets more than one
 version behind: one `engine.view` and one JSON encoding per seat, no read), and gives each connection
 its frame: sent at once when the socket is idle, else queued for the connection's own handler thread
-(api.ws), so a slow or vanished client never blocks another socket. The log keeps no events, so the
+(api.live.ws), so a slow or vanished client never blocks another socket. The log keeps no events, so the
 nudge's frames begin with the version's events (a version whose nudge has none, e.g. a bot's move made
 by a GET, derives them by a replay when a socket needs them). A nudge without the document (one that
 could not be framed) is read first.

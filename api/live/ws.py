@@ -4,7 +4,7 @@ Three kinds of thread send on a socket, one at a time (the session's send lock):
 thread (simple-websocket's), which answers the client's actions as they arrive and sends each ack
 with the frames pushed meanwhile; the store's listener thread, which pushes a frame at once when
 nobody else is sending and nothing waits (`direct`); and one handler thread per socket (a gunicorn
-gthread pool thread), which drains the connection's outbox, where the hub (api.hub) queues every
+gthread pool thread), which drains the connection's outbox, where the hub (api.live.hub) queues every
 other frame, and sends keepalives. A slow client only ever blocks its own threads. The reader
 thread's own control frames (pings, pongs, close) go through the same socket lock.
 
@@ -31,12 +31,12 @@ from wsproto.utilities import LocalProtocolError
 
 from api import auth, logs
 from api.errors import CODES, ApiError, schema_detail
-from api.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode
-from api.schemas import ActionRequestSchema
+from api.http.schemas import ActionRequestSchema
+from api.live.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode
+from api.live.ws_schema import SCHEMA
+from api.live.wssocket import SerialSocket
 from api.sizing import SocketGate
 from api.store.base import StoreUnavailable
-from api.ws_schema import SCHEMA
-from api.wssocket import SerialSocket
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +186,7 @@ class Session:
 
     def direct(self, text: str) -> bool:
         """Send `text` on the calling thread without blocking, when nobody else is sending and no rest
-        of an earlier frame waits (see api.wssocket.SerialSocket.send_nowait). Return False to have it
+        of an earlier frame waits (see api.live.wssocket.SerialSocket.send_nowait). Return False to have it
         queued instead.
 
         Saves the store's listener thread a hand-over to the handler thread on most pushes; a client
@@ -206,7 +206,7 @@ class Session:
             if not self.ws.connected or self.ws.sock.pending:
                 return False
             with contextlib.suppress(*GONE):  # the handler notices the closure
-                # simple-websocket's send, but handing the frame over without waiting (api.wssocket);
+                # simple-websocket's send, but handing the frame over without waiting (api.live.wssocket);
                 # a rest the kernel did not take is sent by the handler thread, before any later frame.
                 self.ws.sock.send_nowait(self.ws.ws.send(TextMessage(data=text)))
                 if self.ws.sock.pending:
@@ -440,7 +440,7 @@ class Session:
         if msg_id is None:
             return self.error("invalid_request", f"An action needs an id (1-{MAX_ID} characters).")
         try:
-            # The schema of POST /actions (api.schemas): the same types, limits and errors as over HTTP.
+            # The schema of POST /actions (api.http.schemas): the same types, limits and errors as over HTTP.
             request = ACTION_REQUEST.load({key: msg[key] for key in ("action", "version") if key in msg})
         except ValidationError as err:
             return self.error("invalid_request", schema_detail(err.messages), msg_id, errors=err.messages)

@@ -118,7 +118,7 @@ SCHEMA = {
 }
 
 
-if __name__ == "__main__":  # python -m api.ws_schema > docs/websocket.schema.json
+if __name__ == "__main__":  # python -m api.live.ws_schema > docs/websocket.schema.json
     import json
 
     print(json.dumps(SCHEMA, indent=2))

@@ -1,4 +1,4 @@
-"""The socket under a websocket (api/ws.py): sends made whole and exclusive, one system call each.
+"""The socket under a websocket (api/live/ws.py): sends made whole and exclusive, one system call each.
 
 simple-websocket calls `sock.send` from two threads (our frames; its pings, pongs and close) and ignores
 short writes, so every send here holds a lock and writes everything.

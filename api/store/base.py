@@ -80,7 +80,7 @@ class GameStore(ABC):
         lifetime to `ttl` seconds, record `idem_key -> (fingerprint, new version)` for at least
         IDEMPOTENCY_TTL seconds (when a key is given), append `log` (one line: no newline) as the
         entry of the new version, and publish (game_id, new_version) to subscribers. `frames` (text
-        without meaning to the store: what the committer rendered for subscribers, see api.hub) goes
+        without meaning to the store: what the committer rendered for subscribers, see api.live.hub) goes
         along with the nudge's snapshot and is stored nowhere.
         """
 

@@ -29,7 +29,7 @@ every `on_reset` hook given to `subscribe` (the hub answers by telling its socke
 
 A nudge carries the committed document and log entry, so a subscriber renders it without reading the
 game back: one round trip less between a move and the other workers' sockets; and the frames the
-committer rendered for its subscribers (api.hub), so that a subscriber mostly only forwards them. A
+committer rendered for its subscribers (api.live.hub), so that a subscriber mostly only forwards them. A
 document holding a newline (never compact JSON) cannot be framed so and goes as a bare "<version>":
 then subscribers read.
 """
@@ -350,7 +350,10 @@ class RedisStore(GameStore):
     # -- codes and rate limits ---------------------------------------------------------------------
 
     def note_active(self, moves: dict[str, float]) -> None:
-        """ZADD the latest move times (GT: a later time only); raises StoreUnavailable."""
+        """ZADD the latest move times (GT: a later time only); raises StoreUnavailable (also once the
+        store is closed: a late flush of api.active_games must not open a connection again)."""
+        if self._stopping.is_set():
+            raise StoreUnavailable("store is closed")
         if moves:
             with _errors():
                 self._client.zadd(PREFIX + "active", moves, gt=True)

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from api import create_app
-from api.web import PWA_DIR
+from api.http.web import PWA_DIR
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import time
 import uuid
 
 from api.cli.netclient import HttpApi
-from api.ws_schema import SERVER
+from api.live.ws_schema import SERVER
 
 
 def duo_game(http: HttpApi) -> tuple[str, dict[int, str]]:

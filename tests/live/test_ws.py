@@ -26,10 +26,10 @@ from wsproto.events import AcceptConnection, Ping, Request, TextMessage
 import engine
 from api import logs
 from api.cli.netclient import ApiError, HttpApi, LiveSocket, ws_url
+from api.live.ws_schema import SCHEMA
 from api.store.memory import MemoryStore
 from api.store.redis import RedisStore
 from api.store.sqlite import SqliteStore
-from api.ws_schema import SCHEMA
 from tests.live.play import check_no_leak, check_shape, duo_game, move
 from tests.live.servers import ThreadServer
 
@@ -181,7 +181,7 @@ def _frames_of(conn: WSConnection, data: bytes) -> list[dict]:
 
 
 def test_the_ack_and_the_state_of_the_move_come_in_one_write(live: Live) -> None:
-    """api.ws sends an action's ack and the state of that move (queued meanwhile) with one write: the
+    """api.live.ws sends an action's ack and the state of that move (queued meanwhile) with one write: the
     first read after the action holds both, ack first (one system call there, one wake-up here)."""
     game_id, tokens = duo_game(live.http)
     version, position = live.position(game_id)
@@ -223,7 +223,7 @@ def _threads_of_act(live: Live, request_ids: list | None = None) -> list[str]:
 
 
 def test_an_action_is_answered_on_the_sockets_reader_thread(mem_live: Live) -> None:
-    """api.ws answers a registered socket's action on simple-websocket's reader thread, which received
+    """api.live.ws answers a registered socket's action on simple-websocket's reader thread, which received
     it, not after a hand-over to the socket's handler thread; ack and state still come in order, and
     its log lines carry the request id of the socket's handshake."""
     request_ids: list = []
@@ -592,7 +592,7 @@ def test_the_schema_is_served_and_matches_the_docs(mem_live: Live) -> None:
     served = mem_live.http.call("GET", "/ws.schema.json")
     assert served == json.loads(json.dumps(SCHEMA))
     documented = json.loads((ROOT / "docs" / "websocket.schema.json").read_text())
-    assert documented == served, "regenerate: python -m api.ws_schema > docs/websocket.schema.json"
+    assert documented == served, "regenerate: python -m api.live.ws_schema > docs/websocket.schema.json"
 
 
 def test_a_transferred_seat_ends_the_old_devices_socket(mem_live: Live) -> None:

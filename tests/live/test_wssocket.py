@@ -1,4 +1,4 @@
-"""api.wssocket.SerialSocket on a real socket pair: sends are whole and in order, a send that cannot be
+"""api.live.wssocket.SerialSocket on a real socket pair: sends are whole and in order, a send that cannot be
 handed over at once keeps its rest for later (send_nowait), and a client that stops reading makes a
 blocking send fail after the timeout instead of hanging."""
 
@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from api.wssocket import SerialSocket
+from api.live.wssocket import SerialSocket
 
 
 def _drain(peer: socket.socket, size: int) -> bytes:

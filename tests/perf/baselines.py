@@ -77,7 +77,7 @@ def _relay(url: str) -> Blueprint:
 
     bp = Blueprint("ws_baseline", __name__)
     # Its own Sock: the route reads the app's SOCK_SERVER_OPTIONS (ping interval, message size) like
-    # the game's socket does, and needs nothing else from api.ws.
+    # the game's socket does, and needs nothing else from api.live.ws.
     sock = Sock()
 
     @sock.route("/api/v1/bench/ws/<channel>", bp=bp)

@@ -1,0 +1,92 @@
+"""Problem responses: `register(app, api)` turns every ApiError, werkzeug HTTPException and anything
+unexpected into an application/problem+json answer (RFC 9457) with a stable `code` (api.errors).
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+
+from api.errors import PROBLEM_TYPE, ApiError, schema_detail
+
+log = logging.getLogger(__name__)
+
+
+def _from_http_exception(error) -> ApiError:
+    """Map a werkzeug HTTPException (routing, body size, parsing) to an ApiError, keeping its headers."""
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    extra = {}
+    if status == 404:
+        code = "not_found"
+    elif status == 405:
+        code = "method_not_allowed"
+    elif status == 413:
+        code = "payload_too_large"
+    elif status in (400, 415, 422):
+        # webargs: a body that is not JSON, or that does not match the schema.
+        code = "invalid_request"
+        messages = data.get("messages")
+        if isinstance(messages, dict):
+            errors = messages.get("json", messages)
+            extra["errors"] = errors
+            if isinstance(errors, list) and errors:  # webargs: ["Invalid JSON body."]
+                error.description = " ".join(map(str, errors))
+            elif isinstance(errors, dict):
+                error.description = schema_detail(errors)
+    else:
+        code = "internal_error"
+    headers = {}
+    # Keep what werkzeug says matters (the Allow header of a 405, RFC 9110 §15.5.6).
+    for name, value in error.get_headers():
+        if name.lower() != "content-type":
+            headers[name] = value
+    detail = error.description if status != 500 else ""
+    if code == "internal_error" and status != 500:
+        # Any other HTTP error keeps its own status (e.g. 501), described by its standard phrase.
+        err = ApiError("internal_error", detail or HTTPStatus(status).phrase, headers=headers, **extra)
+        err.status, err.title = status, HTTPStatus(status).phrase
+        return err
+    status = 415 if status == 415 else None  # webargs' 422 for a schema error is our 400
+    return ApiError(code, detail if isinstance(detail, str) else "", status=status, headers=headers, **extra)
+
+
+def problem_response(err: ApiError):
+    """Return a Flask response carrying `err` as application/problem+json."""
+    from flask import current_app
+
+    resp = current_app.response_class(
+        current_app.json.dumps(err.problem()), status=err.status, mimetype=PROBLEM_TYPE
+    )
+    for name, value in err.headers.items():
+        resp.headers[name] = value
+    return resp
+
+
+def register(app, api) -> None:
+    """Install the problem+json handlers on `app` and on flask-smorest's `api` (which has its own)."""
+    from werkzeug.exceptions import HTTPException
+
+    from api.store.base import StoreUnavailable
+
+    def on_api_error(err: ApiError):
+        return problem_response(err)
+
+    def on_http_exception(error: HTTPException):
+        return problem_response(_from_http_exception(error))
+
+    def on_store_unavailable(error: StoreUnavailable):
+        log.warning("store unavailable: %s", error)
+        return problem_response(ApiError("store_unavailable", headers={"Retry-After": "5"}))
+
+    def on_unexpected(error: Exception):
+        if isinstance(error, HTTPException):
+            return on_http_exception(error)
+        log.exception("unhandled error", exc_info=error)
+        return problem_response(ApiError("internal_error"))
+
+    # Registered after flask-smorest's own JSON handler for HTTPException, so ours replaces it.
+    app.register_error_handler(HTTPException, on_http_exception)
+    app.register_error_handler(ApiError, on_api_error)
+    app.register_error_handler(StoreUnavailable, on_store_unavailable)
+    app.register_error_handler(Exception, on_unexpected)
