@@ -1,6 +1,6 @@
 """Al Cabohne rules engine: pure, stdlib only, no I/O, no clock, no global random state.
 
-Public surface (PROTOCOL.md §5): new_game, from_position, to_position, legal_actions, apply, view,
+Public surface (docs/protocol.md §13): new_game, from_position, to_position, legal_actions, apply, view,
 redact_events, and the errors EngineError, InvalidAction, IllegalAction, InvalidPosition.
 """
 

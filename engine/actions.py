@@ -1,4 +1,4 @@
-"""The action vocabulary (PROTOCOL.md §3): parsing action dicts into compact codes and back.
+"""The action vocabulary (docs/protocol.md §3): parsing action dicts into compact codes and back.
 
 Inside the engine an action is a small int code (cheap to hash, compare and look up: bots run
 thousands of playouts per decision). `KEYS[code]` is the readable key tuple, the type followed by the

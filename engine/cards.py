@@ -1,6 +1,6 @@
 """Bean data (R1, R2, R5): counts, beanometers, bosses. Data only; keep the table in one place (A1)."""
 
-# Bean codes in the order of PROTOCOL.md §1, with their card counts (R1).
+# Bean codes in the order of docs/protocol.md §1, with their card counts (R1).
 COUNTS = {"BL": 20, "KI": 19, "FI": 18, "PU": 16, "BR": 16, "FR": 14, "RU": 13}
 BEANS = tuple(COUNTS)
 DECK_SIZE = sum(COUNTS.values())  # 116

@@ -1,4 +1,4 @@
-"""Engine errors. Each carries a stable `code`; messages name the rule that decides (PROTOCOL.md §5)."""
+"""Engine errors. Each carries a stable `code`; messages name the rule that decides (docs/protocol.md §13)."""
 
 
 class EngineError(ValueError):

@@ -1,6 +1,6 @@
 """Transitions: `apply` and the automatic phases (reveal R73-R78, draw R86, reshuffles R90-R94, end R100).
 
-The Mafia and the deck are actors inside `apply` (DESIGN.md §3.8): after the player's action the engine
+The Mafia and the deck are actors inside `apply`: after the player's action the engine
 runs every automatic step until the active seat has a decision again, or the game is over.
 """
 
@@ -161,7 +161,7 @@ def _set_phase(s, phase: str, events: list) -> None:
 
 
 def begin_turn(s, events: list) -> None:
-    """Start the active seat's turn at its first phase with a decision (PROTOCOL.md §2)."""
+    """Start the active seat's turn at its first phase with a decision (docs/protocol.md §2)."""
     s.planted = 0
     s.settled = []
     events.append({"type": "turn", "seat": s.active})
@@ -195,7 +195,7 @@ def _exhaust(s, events: list) -> bool:
         pile = s.discard + s.set_aside
         s.discard = []
         s.set_aside = []
-        # Deterministic from the state's seed and the pass (PROTOCOL.md §4); str seeds hash with SHA-512.
+        # Deterministic from the state's seed and the pass (docs/protocol.md §4); str seeds hash with SHA-512.
         random.Random(f"{s.seed}/{s.exhaustions}").shuffle(pile)
         s.deck = pile
         events.append({"type": "reshuffle", "deck_size": len(pile), "pass": s.exhaustions + 1})

@@ -1,4 +1,4 @@
-"""The one rulebook: which actions the active seat may take now (DESIGN.md §3.3).
+"""The one rulebook: which actions the active seat may take now (docs/rules.md, docs/protocol.md §3).
 
 `legal_codes` is the only source of legality: apply accepts exactly these actions. `explain` only words
 the refusal of an action that is not listed, naming the rule that forbids it.

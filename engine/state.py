@@ -1,4 +1,4 @@
-"""The game state and its position round trip (PROTOCOL.md §4).
+"""The game state and its position round trip (docs/protocol.md §4).
 
 Internally piles keep their top at the END of a list (so taking the top is a cheap pop), hands keep the
 front at index 0, fields and bosses are lists of `None` or `(bean, count)` tuples. Positions write piles
@@ -129,7 +129,7 @@ def _entry(e):
 
 
 def to_position(s: State) -> dict:
-    """Return the JSON-serialisable position of `s` (PROTOCOL.md §4); piles top first."""
+    """Return the JSON-serialisable position of `s` (docs/protocol.md §4); piles top first."""
     return {
         "format": FORMAT,
         "mode": s.mode,

@@ -1,4 +1,4 @@
-"""What a seat may see (R17, PROTOCOL.md §5): its own hand and public information, never the seed."""
+"""What a seat may see (R17, docs/protocol.md §5): its own hand and public information, never the seed."""
 
 from __future__ import annotations
 

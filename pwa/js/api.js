@@ -1,4 +1,4 @@
-// The HTTP API of PROTOCOL §6, nothing else. Errors come back as ApiError (a problem+json answer) or
+// The HTTP API of docs/protocol.md §6, nothing else. Errors come back as ApiError (a problem+json answer) or
 // NetworkError (no answer at all: the caller keeps the move pending and retries with the same key).
 
 const BASE = '/api/v1';

@@ -1,4 +1,4 @@
-// Turns engine events (PROTOCOL §6 answers, GET /events) into short sentences for the step list.
+// Turns engine events (docs/protocol.md §8: action answers, GET /events) into short sentences for the step list.
 
 import { t as tr, has, bean, boss } from './i18n.js';
 import { nameOf, currentSeats } from './names.js';

@@ -1,6 +1,6 @@
 // One game as this device sees it: the newest (version, view), the live channel, the move in flight,
 // and the game's event log (the history). The server is the truth: we only ever replace our copy by a
-// newer version (PROTOCOL §7), fetch the events in between to narrate them, and send each move once
+// newer version (docs/protocol.md §12), fetch the events in between to narrate them, and send each move once
 // with an Idempotency-Key that is reused on every retry, so a move made offline is applied exactly
 // once when the network returns.
 //

@@ -1,4 +1,4 @@
-// The live channel of PROTOCOL §7, receive side. Moves still go over HTTP (one path with idempotency
+// The live channel of docs/websocket.md, receive side. Moves still go over HTTP (one path with idempotency
 // keys); the socket only tells us, fast, that the game changed. It reconnects by itself with exponential
 // backoff and jitter (0.5 s .. 10 s), and at once when the page becomes visible or the network returns,
 // because mobile browsers silently kill background sockets.
@@ -94,7 +94,7 @@ export class LiveSocket {
   feed() {
     clearTimeout(this.watchdog);
     this.watchdog = setTimeout(() => {
-      if (this.ws) this.ws.close(4000); // silent too long: treat as dead (TECH-NOTES §1)
+      if (this.ws) this.ws.close(4000); // silent too long: treat as dead (docs/websocket.md)
     }, WATCHDOG_MS);
   }
 

@@ -1,4 +1,4 @@
-// Maps view.legal_actions onto what the player can tap. No rules here (DESIGN principle 12): a target
+// Maps view.legal_actions onto what the player can tap. No rules here (the server decides, docs/protocol.md §3): a target
 // exists only because the server listed an action for it. Two-part moves (a bundle or a hand card, then
 // where it goes) use a selection; everything else is one tap on the thing it concerns.
 

@@ -1,5 +1,5 @@
 """Write pwa/js/beans.js: the bean data the client shows (beanometers, card counts, boss thresholds)
-taken from engine/cards.py, the one place the rules keep them (RULES A1: one data file).
+taken from engine/cards.py, the one place the rules keep them (docs/rules.md A1: one data file).
 
 Run: python pwa/tools/make_beans.py. tests/pwa/test_pwa_beans.py fails when the file and the engine
 differ, so a changed beanometer cannot reach the server without reaching the phones.

@@ -1,5 +1,5 @@
-"""A hypothesis state machine drives one duo game through HTTP (TECH-NOTES §9): moves, retries with the
-same Idempotency-Key, stale versions, out-of-turn and malformed moves, in any order.
+"""A hypothesis state machine drives one duo game through HTTP (docs/protocol.md §9-§10):
+moves, retries with the same Idempotency-Key, stale versions, out-of-turn and malformed moves, in any order.
 
 Invariants: the stored version is exactly one more per accepted move; a retry gets the first answer's
 bytes and changes nothing; every refusal leaves the stored game untouched.

@@ -1,7 +1,7 @@
 """Position builders and small helpers shared by the engine tests (plain functions, no pytest magic).
 
-Positions follow PROTOCOL.md §4: piles top first, hands front first, fields `[bean, count]` or None.
-The rule data below is written out again on purpose (from RULES.md), so that a typo in engine/cards.py
+Positions follow docs/protocol.md §4: piles top first, hands front first, fields `[bean, count]` or None.
+The rule data below is written out again on purpose (from docs/rules.md), so that a typo in engine/cards.py
 cannot hide itself.
 """
 

@@ -1,4 +1,5 @@
-"""An independent, deliberately simple model of the rules, written from RULES.md and PROTOCOL.md only.
+"""An independent, deliberately simple model of the rules, written from the docs only
+(docs/rules.md, docs/protocol.md).
 
 It works on position dicts (piles top first) and is used by test_oracle.py to cross-check the engine's
 `legal_actions` and `apply` in thousands of random situations. It does not model reshuffles (their order
@@ -166,7 +167,7 @@ def _reveal(pos):
 def _game_over(pos):
     before = [len(p["coins"]) for p in pos["players"]]
     treasury_before = len(pos["treasury"])
-    for seat, p in enumerate(pos["players"]):  # R100, in the order of PROTOCOL §4
+    for seat, p in enumerate(pos["players"]):  # R100, in the order of docs/protocol.md §4
         for i, f in enumerate(p["fields"]):
             if f:
                 _harvest(pos, seat, i)

@@ -36,7 +36,7 @@ def check_light(pos: dict) -> None:
 
 def check_position(pos: dict, seats: int) -> None:
     """Structural invariants of one position."""
-    # R1/PROTOCOL §4: every card is somewhere, exactly once
+    # R1/docs/protocol.md §4: every card is somewhere, exactly once
     assert card_counter(pos) == TOTAL, card_counter(pos)
     assert pos["phase"] in PHASES
     assert len(pos["players"]) == seats and 0 <= pos["active"] < seats
@@ -55,7 +55,7 @@ def check_position(pos: dict, seats: int) -> None:
     else:
         assert pos["players"][0]["third_field"] is True  # R43
         assert pos["phase"] != "leftovers"  # R60
-    # PROTOCOL §2: where the engine rests
+    # docs/protocol.md §2: where the engine rests
     if pos["phase"] == "leftovers":
         assert pos["display"]
     if pos["phase"] == "protection":
@@ -128,7 +128,7 @@ def check_step(before: dict, action: dict, after: dict, events: list) -> None:
 
 
 def check_round_trip(state, pos: dict) -> None:
-    """PROTOCOL §4/§5: from_position(to_position(s)) == s, also through JSON."""
+    """docs/protocol.md §4/§13: from_position(to_position(s)) == s, also through JSON."""
     copy_ = engine.from_position(pos)
     assert copy_ == state
     assert engine.legal_actions(copy_) == engine.legal_actions(state)  # a stable order
@@ -158,7 +158,7 @@ def _perturbed(pos: dict, viewer, rng: random.Random) -> dict:
 
 
 def check_views(state, pos: dict, rng: random.Random) -> None:
-    """R17/PROTOCOL §5: a view shows the viewer's own hand and counts, never hidden cards or the seed."""
+    """R17/docs/protocol.md §5: a view shows the own hand and counts, never hidden cards or the seed."""
     seats = len(pos["players"])
     legal = engine.legal_actions(state)
     for viewer in [*range(seats), None]:
@@ -190,7 +190,8 @@ def check_views(state, pos: dict, rng: random.Random) -> None:
 
 
 def check_actions(state, pos: dict, legal: list, rng: random.Random, unlisted_sample: int | None) -> None:
-    """DESIGN §3: apply accepts exactly what legal_actions lists (a sample of the rest, or all of it)."""
+    """docs/protocol.md §3: apply accepts exactly what legal_actions lists (a sample of the rest, or
+    all of it)."""
     if pos["phase"] == "over":
         assert legal == []
     else:

@@ -1,4 +1,5 @@
-"""PROTOCOL §3: malformed actions raise InvalidAction, forbidden ones IllegalAction; neither changes state."""
+"""docs/protocol.md §3: malformed actions raise InvalidAction, forbidden ones IllegalAction;
+neither changes the state."""
 
 import copy
 import re

@@ -44,7 +44,8 @@ def test_r91_second_exhaustion_starts_the_third_pass():
 
 
 def test_r91_reshuffle_order_comes_from_the_seed():
-    """PROTOCOL §4: the seed drives every later shuffle: same position, same deck; another seed may differ."""
+    """docs/protocol.md §4: the seed drives every later shuffle: same position, same deck; another
+    seed may differ."""
     base = dict(
         phase="use", deck=["BL", "FR"], discard=["KI", "FI", "PU", "BR", "RU", "FR", "BL", "KI"], **BOSSES
     )

@@ -1,4 +1,4 @@
-"""The action parser's fast path (for well-formed input) agrees with the full parser (PROTOCOL.md §3)."""
+"""The action parser's fast path (for well-formed input) agrees with the full parser (docs/protocol.md §3)."""
 
 import itertools
 

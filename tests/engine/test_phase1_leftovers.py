@@ -121,7 +121,8 @@ R61_CASES = [
 
 @pytest.mark.parametrize(("pos", "waits"), R61_CASES, ids=["leftovers", "protection", "plant", "use"])
 def test_r61_phases_1_2_end_by_themselves_3_5_by_end_phase(pos, waits):
-    """R61/PROTOCOL §2: `end_phase` only in phases 3 and 5; phases 1 and 2 end once their duty is met."""
+    """R61/docs/protocol.md §2: `end_phase` only in phases 3 and 5; phases 1 and 2 end when their
+    duty is met."""
     state = load(pos)
     assert (END in engine.legal_actions(state)) == waits
     if not waits:

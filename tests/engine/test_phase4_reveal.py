@@ -110,7 +110,7 @@ def test_r77_r91_draw_pile_runs_out_during_the_reveal():
 
 
 def test_r78_phase_4_is_never_a_resting_point():
-    """R78/PROTOCOL §2: ending phase 3 runs the reveal and rests in phase 5; "reveal" is no phase."""
+    """R78/docs/protocol.md §2: ending phase 3 runs the reveal and rests in phase 5; "reveal" is no phase."""
     _, after = reveal(al=["RU", 1], don=["BR", 1])
     assert after["phase"] == "use"
     with pytest.raises(engine.InvalidPosition):

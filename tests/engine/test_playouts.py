@@ -29,7 +29,7 @@ class Checker:
 
 @pytest.mark.parametrize("mode", ["duo", "solo"])
 def test_random_games_keep_the_invariants_and_end(mode):
-    """R1/R4/R13/R14/R86/R87/R90/R92/R100-R103 and PROTOCOL §2, checked along GAMES random games."""
+    """R1/R4/R13/R14/R86/R87/R90/R92/R100-R103 and docs/protocol.md §2, checked along GAMES random games."""
     seats = 2 if mode == "duo" else 1
     lengths, winners = [], {"mafia": 0, "player": 0}
     for g in range(GAMES):

@@ -1,4 +1,4 @@
-"""PROTOCOL §4: the position format, taken literally and round-tripped."""
+"""docs/protocol.md §4: the position format, taken literally and round-tripped."""
 
 import copy
 import json
@@ -8,7 +8,7 @@ from helpers import card_count, duo, player, solo
 
 import engine
 
-EXAMPLE = {  # the example of PROTOCOL.md §4
+EXAMPLE = {  # the example of docs/protocol.md §4
     "format": 1,
     "mode": "duo",
     "phase": "use",
@@ -88,7 +88,7 @@ def test_from_position_does_not_keep_a_reference_to_its_input():
 
 
 def test_missing_keys_take_their_defaults():
-    """PROTOCOL §4: missing keys default to empty lists, null fields, 0, false and a derived seed."""
+    """docs/protocol.md §4: missing keys default to empty lists, null fields, 0, false and a derived seed."""
     small = {
         "mode": "duo",
         "phase": "plant",

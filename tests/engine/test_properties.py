@@ -1,4 +1,4 @@
-"""Hypothesis playouts with the full set of checks after every step (DESIGN §3, PROTOCOL §4/§5).
+"""Hypothesis playouts with the full set of checks after every step (docs/protocol.md §4, §5, §13).
 
 Each example draws a seed and a sequence of choice indexes and plays one whole game: deterministic per
 example, so hypothesis can replay and shrink a failure.

@@ -1,4 +1,4 @@
-"""DESIGN §3: determinism, purity (apply never mutates its input) and a standard-library-only engine."""
+"""docs/protocol.md §13: determinism, purity (apply never mutates its input), a stdlib-only engine."""
 
 import ast
 import copy
@@ -90,7 +90,7 @@ def _imports(path):
 
 
 def test_engine_imports_only_the_standard_library():
-    """DESIGN §2/§3: engine/ is pure Python with no dependency outside the standard library."""
+    """docs/protocol.md §13: engine/ is pure Python with no dependency outside the standard library."""
     files = sorted(ENGINE_DIR.rglob("*.py"))
     assert len(files) >= 2
     bad = []
@@ -104,7 +104,7 @@ def test_engine_imports_only_the_standard_library():
 
 
 def test_engine_uses_no_global_randomness_clock_or_io():
-    """DESIGN §2: no I/O, no clock, no global random state (random.Random instances are fine)."""
+    """docs/protocol.md §13: no I/O, no clock, no global random state (random.Random instances are fine)."""
     forbidden_modules = {"time", "datetime", "os", "socket", "secrets", "subprocess", "io", "pathlib", "uuid"}
     bad = []
     for path in sorted(ENGINE_DIR.rglob("*.py")):

@@ -1,7 +1,7 @@
 """Hypothesis-built positions (far from what random play reaches: full fields, bosses on the brink,
 last turns, three fields...) checked against the independent rule model of oracle.py.
 
-R13/R14/R20-R23/R32/R40-R43/R63-R84/R100-R103, and PROTOCOL §4: positions round-trip literally.
+R13/R14/R20-R23/R32/R40-R43/R63-R84/R100-R103, and docs/protocol.md §4: positions round-trip literally.
 """
 
 import copy

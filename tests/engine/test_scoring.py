@@ -25,7 +25,7 @@ def last_turn(mode="duo", **kw):
 
 def test_r100_a22_final_harvest_of_every_field_and_boss():
     """R100: all fields and bosses are harvested with R21/R3, ignoring R22 and boss thresholds; the discard
-    order follows PROTOCOL §4 (seat 0's fields, seat 1's, then al, don)."""
+    order follows docs/protocol.md §4 (seat 0's fields, seat 1's, then al, don)."""
     pos = last_turn(
         p0=player(fields=(["BL", 1], ["FI", 3]), coins=["KI"], hand=["PU"]),
         p1=player(fields=(["RU", 6], None)),

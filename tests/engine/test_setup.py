@@ -1,4 +1,4 @@
-"""R50, R51 (setup), R6, R33, R43, R60 (first turn) and the new_game arguments (PROTOCOL §5)."""
+"""R50, R51 (setup), R6, R33, R43, R60 (first turn) and the new_game arguments (docs/protocol.md §13)."""
 
 import pytest
 from helpers import full_deck
@@ -115,7 +115,7 @@ def test_r6_duo_has_no_joe():
     ],
 )
 def test_new_game_rejects_bad_arguments(args, kwargs):
-    """PROTOCOL §5: an unknown mode or option, a bad dealer or a deck that is not the R1 cards."""
+    """docs/protocol.md §13: an unknown mode or option, a bad dealer or a deck that is not the R1 cards."""
     with pytest.raises(engine.InvalidPosition) as info:
         engine.new_game(*args, **kwargs)
     assert info.value.code == "invalid_position"

@@ -1,4 +1,4 @@
-"""R17 and PROTOCOL §5: views and event redaction never reveal hidden information."""
+"""R17 and docs/protocol.md §5: views and event redaction never reveal hidden information."""
 
 import json
 
