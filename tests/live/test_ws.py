@@ -1,4 +1,4 @@
-"""The websocket of PROTOCOL §7 against a live in-process server (werkzeug, threaded).
+"""The websocket of docs/websocket.md against a live in-process server (werkzeug, threaded).
 
 Pings every PING seconds so that keepalive, pong watch and presence run in test time.
 """
@@ -130,8 +130,9 @@ def test_a_move_reaches_the_other_seat_on_every_store(live: Live) -> None:
 
 
 def test_a_commit_reaches_every_socket_without_reading_the_game_back(live: Live) -> None:
-    """DESIGN §1 fan-out at its cheapest: the committing process pushes what it committed to its own
-    sockets, and the nudge carries the document to the others, so no socket waits for a store read."""
+    """The fan-out (docs/architecture.md) at its cheapest: the committing process pushes what it
+    committed to its own sockets, and the nudge carries the document to the others, so no socket waits
+    for a store read."""
     game_id, tokens = duo_game(live.http)
     socks = [live.socket(game_id, tokens[0]), live.socket(game_id, tokens[1])]
     views = [sock.wait(is_state(2), keep=True)["view"] for sock in socks]
