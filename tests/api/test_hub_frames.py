@@ -1,6 +1,7 @@
 """The frames a commit carries in its nudge (api.live.hub.nudge_frames): rendered by the committer for the
 other seats, forwarded as they are by the hubs of other processes, and exactly what those hubs would
-have rendered themselves. DESIGN §1 (fan-out), PROTOCOL §7 (a state after every change, per seat)."""
+have rendered themselves. The fan-out: docs/architecture.md; a state after every change, per seat:
+docs/websocket.md."""
 
 from __future__ import annotations
 
