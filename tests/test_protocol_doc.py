@@ -210,3 +210,15 @@ def test_order_of_checks_and_idempotency_as_documented():
     solo = client.post(f"{API}/games", json={"mode": "solo"}).get_json()
     assert post({"action": solo["view"]["legal_actions"][0], "version": solo["version"]},
                 game_id=solo["game_id"], auth=f"Bearer {solo['token']}", key="k1") == (200, None, None)
+
+
+def test_action_table_matches_the_engine():
+    """§3 lists every action type with exactly its fields, and the phases that offer it."""
+    from engine import actions, rules
+
+    rows = _rows(_section("3. Actions"))
+    assert set(rows) == set(actions.PARAMS)
+    for kind, params in actions.PARAMS.items():
+        cells = rows[kind].split("|")
+        assert _names(cells[2]) == set(params), kind
+        assert {p.strip() for p in cells[3].split(",")} == set(rules._PHASES_OF[kind]), kind
