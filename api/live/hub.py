@@ -29,11 +29,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-import engine
 from api import jsontext
 from api.errors import ApiError
-from api.night import RESERVED_SEAT, table_info
-from api.service import BOT_SEAT, Commit, Events, GameService, Loaded, Observer
+from api.live import frames
+from api.night import table_info
+from api.service import Commit, Events, GameService, Loaded, Observer
 from api.store.base import GameStore, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -45,62 +45,6 @@ FLUSH = object()  # send the rest of a frame that a direct send could not hand o
 
 # A client that lets this many frames pile up unsent is not reading: drop it (it will resync).
 OUTBOX_LIMIT = 512
-
-
-def encode(message: dict) -> str:
-    """Return the compact JSON text of one frame."""
-    return jsontext.dumps(message)
-
-
-def state_frame(state, version: int, seat: int | None, events: list[dict] | None,
-                table: dict | None = None) -> str:
-    """Return the state frame of `version` as `seat` sees it (None: the table), with the version's
-    `events` (unredacted: redacted here) unless that is None, and `table` (api.night.table_info: the
-    seats with their names, the rematch game) when given."""
-    message = {"type": "state", "version": version, "view": engine.view(state, seat)}
-    if events is not None:
-        message["events"] = engine.redact_events(events, seat)
-    if table is not None:
-        message.update(table)
-    return encode(message)
-
-
-def nudge_frames(state, version: int, events: list[dict], seats: list, mover: int,
-                 table: dict | None = None) -> str:
-    """Return what rides a commit's nudge (GameService.act's `frames`): the version's unredacted
-    `events` as a JSON line (the log keeps no events; other processes render the mover's and the
-    watchers' frames from it), then the state frame of `version` with the events (and `table`) for
-    each seat other than the `mover` that a player holds, as "<seat>:<frame>" lines. The mover's own
-    sockets are mostly on the committing process, which renders theirs after the commit; free, bot and
-    reserved seats have no socket."""
-    return "\n".join([jsontext.dumps(events)] + [
-        f"{seat}:{state_frame(state, version, seat, events, table)}"
-        for seat, holder in enumerate(seats)
-        if seat != mover and holder is not None and holder not in (BOT_SEAT, RESERVED_SEAT)])
-
-
-def _rendered(text: str) -> tuple[dict[tuple[int | None, bool], str], list[dict] | None]:
-    """Parse nudge_frames' text into (the frames cache of Hub._render, the events; None if absent)."""
-    frames: dict[tuple[int | None, bool], str] = {}
-    events = None
-    for line in text.split("\n") if text else ():
-        if line.startswith("["):
-            events = jsontext.loads_own(line)
-            continue
-        seat, sep, frame = line.partition(":")
-        if sep and seat.isdigit():
-            frames[(int(seat), True)] = frame
-    return frames, events
-
-
-def _announcement(events: Events) -> str | None:
-    """Return the rematch frame when `events` are those of the version that linked the rematch (a
-    change at the table: its events are always a list, never derived by replay)."""
-    if isinstance(events, list):
-        for event in events:
-            if event["type"] == "rematch":
-                return encode({"type": "rematch", "game_id": event["game_id"]})
-    return None
 
 
 class Connection:
@@ -181,8 +125,7 @@ class Connection:
             if online == self._presence:
                 return
             self._presence = online
-            self._push(encode({"type": "presence", "seats": [
-                {"seat": s, "online": s in online} for s in range(self.seats)]}))
+            self._push(frames.presence_frame(online, self.seats))
 
 
 class Hub:
@@ -218,8 +161,8 @@ class Hub:
         """Return what rides the store's nudge of `commit` (nudge_frames), rendered before it is
         stored: other processes forward it instead of rendering."""
         game = commit.game
-        return nudge_frames(game.state(), game.version, commit.events, game.seats, commit.mover,
-                            table_info(game.doc))
+        return frames.nudge_frames(game.state(), game.version, commit.events, game.seats, commit.mover,
+                                   table_info(game.doc))
 
     def deliver(self, commit: Commit) -> None:
         """Bring this process's sockets of the game to `commit`, just stored, on the committing thread:
@@ -318,8 +261,7 @@ class Hub:
         for conn in conns:
             if conn.seat is not None and game.seats[conn.seat] != conn.token_hash:
                 # The seat moved to another device (transfer): this socket no longer sees its cards.
-                conn.push(encode({"type": "error", "id": None, "code": "bad_token", "status": 401,
-                                  "detail": "This seat was moved to another device."}))
+                conn.push(frames.SEAT_MOVED)
                 conn.close()
             elif game.version > conn.version:
                 live.append(conn)
@@ -328,25 +270,25 @@ class Hub:
         if last_seat is not None:
             live.sort(key=lambda conn: conn.seat == last_seat)
         # The frames the committer rendered (nudge_frames) are the ones this would render.
-        frames = _rendered(game.frames)[0] if events is not None else {}
+        rendered = frames.read_nudge(game.frames)[0] if events is not None else {}
         table = table_info(game.doc)
         derived: list = []  # the events, once derived (a move's come from a replay)
 
         def frame(seat: int | None, with_events: bool) -> str:
             key = (seat, with_events)
-            if key not in frames:  # rendered when first needed: the first socket need not wait for others
+            if key not in rendered:  # rendered when first needed: the first socket need not wait for others
                 shown = None
                 if with_events:
                     if not derived:
                         derived.append(events() if callable(events) else events)
                     shown = derived[0]
-                frames[key] = state_frame(game.state(), game.version, seat, shown, table)
-            return frames[key]
+                rendered[key] = frames.state_frame(game.state(), game.version, seat, shown, table)
+            return rendered[key]
 
         for conn in live:
             conn.offer_state(game.version, lambda previous, seat=conn.seat: frame(
                 seat, events is not None and previous == game.version - 1))
-        announce = _announcement(events)  # this version linked the rematch: offer it to everyone
+        announce = frames.rematch_frame(events)  # this version linked the rematch: offer it to everyone
         if announce is not None:
             for conn in live:
                 conn.push(announce)
@@ -372,9 +314,9 @@ class Hub:
         if snapshot is None:
             self._refresh(game_id, conns)
         else:
-            doc, entry, frames = snapshot
-            game = Loaded(version, jsontext.loads_own(doc), doc, frames=frames)
-            carried = _rendered(frames)[1]
+            doc, entry, text = snapshot
+            game = Loaded(version, jsontext.loads_own(doc), doc, frames=text)
+            carried = frames.read_nudge(text)[1]
             self._refresh(game_id, conns, game,
                           carried if carried is not None else self._service.events_of(game_id, game, entry))
             # The next move here starts from it (api.recent), decoded now that the sockets have their
@@ -395,7 +337,7 @@ class Hub:
             return
         except StoreUnavailable:
             for conn in conns:
-                conn.push(encode({"type": "resync"}))
+                conn.push(frames.RESYNC)
         finally:
             self._observer.push(time.perf_counter() - started)
 

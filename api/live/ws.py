@@ -10,6 +10,13 @@ thread's own control frames (pings, pongs, close) go through the same socket loc
 
 Actions reuse the HTTP service (`GameService.act`) with the message id as the Idempotency-Key, so a
 move sent over the socket and retried over HTTP (or the reverse) applies once.
+
+The mover's order, stated here once: a socket gets the ack of its own action before the state of the
+version that action made. While its action is being answered the socket is `acting`: the hub delivers
+the commit during `act` (the fan-out), and whatever reaches this socket meanwhile, the move's own state
+and the bot's answers, waits in `after_replies`, then goes out right behind the ack, in the same write
+(`send_gathered`). tests/live/test_ws.py::test_the_ack_and_the_state_of_the_move_come_in_one_write
+holds it. Every frame's text comes from api.live.frames.
 """
 
 from __future__ import annotations
@@ -30,9 +37,11 @@ from wsproto.events import TextMessage
 from wsproto.utilities import LocalProtocolError
 
 from api import auth, logs
-from api.errors import CODES, ApiError, schema_detail
+from api.errors import ApiError, schema_detail
 from api.http.schemas import ActionRequestSchema
-from api.live.hub import CLOSE, FLUSH, INBOUND, Connection, Hub, encode
+from api.live import frames
+from api.live.frames import encode
+from api.live.hub import CLOSE, FLUSH, INBOUND, Connection, Hub
 from api.live.ws_schema import SCHEMA
 from api.live.wssocket import SerialSocket
 from api.sizing import SocketGate
@@ -216,10 +225,10 @@ class Session:
         finally:
             self.send_lock.release()
 
-    def error(self, code: str, detail: str = "", msg_id=None, **extra) -> dict:
-        """Return an error frame with the HTTP status and code of §6."""
-        return {"type": "error", "id": msg_id, "code": code, "status": CODES[code][0],
-                "detail": detail or CODES[code][1], **extra}
+    @staticmethod
+    def error(code: str, detail: str = "", msg_id=None, **extra) -> dict:
+        """Return an error frame with the HTTP status and code of §6 (api.live.frames)."""
+        return frames.error(code, detail, msg_id, **extra)
 
     def refuse(self, frame: dict) -> None:
         """Send `frame` and close the socket (policy violation)."""
@@ -411,7 +420,7 @@ class Session:
         else:
             self.ping_unanswered = None
         # Browsers cannot see pings: a frame at least every interval tells the client we live.
-        return now - self.last_sent < self.idle or self.send({"type": "keepalive"})
+        return now - self.last_sent < self.idle or self.send(frames.KEEPALIVE)
 
     def read_all(self, replies: list[str]) -> bool:
         """Handle every message waiting, adding the answers to `replies` (the caller sends them, and
@@ -465,18 +474,11 @@ class Session:
         if not outcome.replayed:
             # Applied now; the hub has queued its state (should that push have failed, the store's
             # nudge brings it to this worker's sockets like to any other's).
-            return {"type": "ack", "id": msg_id, "version": outcome.version}
+            return frames.ack(msg_id, outcome.version)
         # The answer of an earlier request with this id: its state may be news to this socket.
         new_version = answer["version"]
-        self.conn.offer_state(new_version, lambda _previous: _state_frame(answer))
-        return {"type": "ack", "id": msg_id, "version": new_version}
-
-
-def _state_frame(answer: dict) -> str:
-    """Return the state frame of an action's answer."""
-    return encode({"type": "state", "version": answer["version"], "view": answer["view"],
-                   "events": answer.get("events", []), "seats": answer["seats"],
-                   "rematch": answer.get("rematch")})
+        self.conn.offer_state(new_version, lambda _previous: frames.answer_state_frame(answer))
+        return frames.ack(msg_id, new_version)
 
 
 def _parse(text):

@@ -1,4 +1,4 @@
-"""The frames a commit carries in its nudge (api.live.hub.nudge_frames): rendered by the committer for the
+"""The frames a commit carries in its nudge (api.live.frames.nudge_frames): rendered by the committer for the
 other seats, forwarded as they are by the hubs of other processes, and exactly what those hubs would
 have rendered themselves. The fan-out: docs/architecture.md; a state after every change, per seat:
 docs/websocket.md."""
@@ -11,7 +11,8 @@ import pytest
 
 import engine
 from api import auth, jsontext
-from api.live.hub import Connection, Hub, nudge_frames, state_frame
+from api.live.frames import nudge_frames, state_frame
+from api.live.hub import Connection, Hub
 from api.night import table_info
 from api.service import BOT_SEAT, GameService, Lifetimes, dumps
 from api.store.memory import MemoryStore
