@@ -8,6 +8,7 @@ view, a player entry, a result and an answer must be in the tables of §5.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import random
 import re
@@ -222,3 +223,22 @@ def test_action_table_matches_the_engine():
         cells = rows[kind].split("|")
         assert _names(cells[2]) == set(params), kind
         assert {p.strip() for p in cells[3].split(",")} == set(rules._PHASES_OF[kind]), kind
+
+
+def _json_blocks(section: str) -> list:
+    return [json.loads(b) for b in re.findall(r"```json\n(.*?)```", section, flags=re.S)]
+
+
+def test_the_examples_are_what_the_engine_says():
+    """The position of §4 is a valid position, and the view of §5 and the events of §8 are exactly what
+    the engine gives for the game they name."""
+    (position,) = _json_blocks(_section("4. Position format"))
+    assert engine.to_position(engine.from_position(position)) == position
+    start = engine.new_game("duo", 2, dealer=1)
+    (view,) = _json_blocks(_section("5. Views"))
+    assert view == engine.view(start, 0)
+    after_plant, planted = engine.apply(start, {"type": "plant_hand", "field": 0})
+    section8 = _section("8. Events")
+    assert json.dumps(planted) in " ".join(section8.split())  # written inline, across a line break
+    (revealed,) = _json_blocks(section8)
+    assert revealed == engine.apply(after_plant, {"type": "end_phase"})[1]
