@@ -26,7 +26,7 @@ CODES: dict[str, tuple[int, str]] = {
     "unknown_code": (404, "No such join or transfer code (or it has been used or expired)"),
     "idempotency_mismatch": (422, "This Idempotency-Key was already used with a different request"),
     "game_not_over": (409, "The game is not over: its record (and seed) are published at the end"),
-    "record_unavailable": (410, "This game's record is not kept (created before records, or log trimmed)"),
+    "record_unavailable": (410, "This game's record is not kept (its log does not reach back to its start)"),
     "seat_taken": (409, "That seat of the rematch was claimed with another device's token"),
     "forbidden_origin": (403, "Websockets may not be opened from this origin"),
     "not_found": (404, "No such resource"),

@@ -230,10 +230,9 @@ class GameSchema(Schema):
     rematch = fields.String(required=True, allow_none=True, metadata={
         "description": "The id of the next game of the same players (POST /games/{id}/rematch), once "
                        "one exists; null before."})
-    seed_commitment = fields.String(required=True, allow_none=True, metadata={
+    seed_commitment = fields.String(required=True, metadata={
         "description": "SHA-256 hex of \"<seed>:<salt>\", published at creation; the record (GET "
-                       "/games/{id}/record, once the game is over) reveals seed and salt to check it. "
-                       "null for games created before records."})
+                       "/games/{id}/record, once the game is over) reveals seed and salt to check it."})
 
 
 class SeatGrantSchema(GameSchema):
