@@ -58,18 +58,23 @@ def nudge_frames(state, version: int, events: list[dict], seats: list, mover: in
         if seat != mover and holder is not None and holder not in (BOT_SEAT, RESERVED_SEAT)])
 
 
-def read_nudge(text: str) -> tuple[dict[tuple[int | None, bool], str], list[dict] | None]:
-    """Parse nudge_frames' text into (frames by (seat, with events), the events; None if absent)."""
+def read_nudge(text: str) -> dict[tuple[int | None, bool], str]:
+    """Return the frames of nudge_frames' text by (seat, with events)."""
     frames: dict[tuple[int | None, bool], str] = {}
-    events = None
     for line in text.split("\n") if text else ():
-        if line.startswith("["):
-            events = jsontext.loads_own(line)
-            continue
         seat, sep, frame = line.partition(":")
         if sep and seat.isdigit():
             frames[(int(seat), True)] = frame
-    return frames, events
+    return frames
+
+
+def nudge_events(text: str):
+    """Return a function that returns the events carried by nudge_frames' text (decoded only when a
+    frame must be rendered here: forwarding needs none), or None when the text carries none."""
+    line = text.partition("\n")[0] if text else ""
+    if not line.startswith("["):
+        return None
+    return lambda: jsontext.loads_own(line)
 
 
 def rematch_frame(events: Events) -> str | None:

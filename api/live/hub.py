@@ -270,7 +270,7 @@ class Hub:
         if last_seat is not None:
             live.sort(key=lambda conn: conn.seat == last_seat)
         # The frames the committer rendered (nudge_frames) are the ones this would render.
-        rendered = frames.read_nudge(game.frames)[0] if events is not None else {}
+        rendered = frames.read_nudge(game.frames) if events is not None else {}
         table = table_info(game.doc)
         derived: list = []  # the events, once derived (a move's come from a replay)
 
@@ -316,7 +316,7 @@ class Hub:
         else:
             doc, entry, text = snapshot
             game = Loaded(version, jsontext.loads_own(doc), doc, frames=text)
-            carried = frames.read_nudge(text)[1]
+            carried = frames.nudge_events(text)
             self._refresh(game_id, conns, game,
                           carried if carried is not None else self._service.events_of(game_id, game, entry))
             # The next move here starts from it (api.recent), decoded now that the sockets have their
