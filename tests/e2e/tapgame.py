@@ -111,8 +111,11 @@ class Meter:
         taps = [t["taps"] for t in self.turns]
         scrolls = [t["scrolls"] for t in self.turns]
         away = [t["taps"] - t.get("away", 0) for t in self.turns]
+        # What the layout itself asks: moves and picks (no away card, no harvest-for-nothing question).
+        plain = [t["taps"] - t.get("away", 0) - t.get("confirm", 0) for t in self.turns]
         return {"turns": len(self.turns), "moves": sum(t["moves"] for t in self.turns),
                 "taps_median_without_away_card": statistics.median(away) if away else 0,
+                "taps_median_moves_and_picks": statistics.median(plain) if plain else 0,
                 "taps_total": sum(taps), "scrolls_total": sum(scrolls),
                 "taps_median": statistics.median(taps) if taps else 0,
                 "taps_by_kind": {k: sum(t.get(k, 0) for t in self.turns)

@@ -1,6 +1,7 @@
-"""Taps and scrolls per turn for one scripted duo game on two phones (390x844), printed and written
-to artifacts/taps.json. The same script (tests/e2e/tapgame.py) measured the client before the game-night
-layout; its figures are kept beside today's in the JSON when given in TAPS_BEFORE (a path)."""
+"""Taps and scrolls per turn for one scripted duo game on two phones (390x844), printed and written to
+artifacts/taps.json. The same script (tests/e2e/tapgame.py) measures any version of the client: run with
+TAPS_LABEL=before in a worktree of an older commit and it writes artifacts/taps-before.json instead;
+copied next to today's, that figure is kept beside today's in taps.json under "before"."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import os
 
 from tests.e2e.conftest import ROOT
 from tests.e2e.tapgame import new_duo, open_seat, pin_seed, play
+
+KEYS = ("seat", "taps", "scrolls", "moves", "pick", "confirm", "away")
 
 
 def test_taps_and_scrolls_per_turn(phone, server, monkeypatch):
@@ -20,7 +23,7 @@ def test_taps_and_scrolls_per_turn(phone, server, monkeypatch):
     meter = play(server, game_id, tokens, [a, b])
     summary = meter.summary()
     out = {"client": os.environ.get("TAPS_LABEL", "current"), "viewport": "390x844", **summary,
-           "per_turn": [{k: t[k] for k in ("seat", "taps", "scrolls", "moves", "away")} for t in meter.turns]}
+           "per_turn": [{k: t.get(k, 0) for k in KEYS} for t in meter.turns]}
     name = "taps-before.json" if os.environ.get("TAPS_LABEL") == "before" else "taps.json"
     path = ROOT / "artifacts" / name
     path.parent.mkdir(parents=True, exist_ok=True)
