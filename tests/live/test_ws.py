@@ -27,6 +27,7 @@ import engine
 from api import logs
 from api.cli.netclient import ApiError, HttpApi, LiveSocket, ws_url
 from api.live.ws_schema import SCHEMA
+from api.service import Observer
 from api.store.memory import MemoryStore
 from api.store.redis import RedisStore
 from api.store.sqlite import SqliteStore
@@ -207,19 +208,35 @@ def test_the_ack_and_the_state_of_the_move_come_in_one_write(live: Live) -> None
         sock.close()
 
 
+class _ActionThreads(Observer):
+    """An observer (api.service.Observer) that notes the thread answering each action and the request
+    id its log lines carry, and passes everything on to the observer it stands in front of."""
+
+    def __init__(self, inner: Observer, names: list, request_ids: list | None) -> None:
+        self.inner, self.names, self.request_ids = inner, names, request_ids
+
+    def action(self, game_id: str, outcome: str, seconds: float) -> None:
+        self.names.append(threading.current_thread().name)
+        if self.request_ids is not None:
+            self.request_ids.append(logs.current_request_id())
+        self.inner.action(game_id, outcome, seconds)
+
+    def push(self, seconds: float) -> None:
+        self.inner.push(seconds)
+
+    def socket_opened(self, conn_id: str) -> None:
+        self.inner.socket_opened(conn_id)
+
+    def socket_closed(self, conn_id: str) -> None:
+        self.inner.socket_closed(conn_id)
+
+
 def _threads_of_act(live: Live, request_ids: list | None = None) -> list[str]:
-    """Wrap the server's GameService.act to record the name of each thread that calls it (and the
-    request id its log lines carry)."""
+    """Return the list the server's service fills, through its observer, with the name of the thread
+    that answered each action (and `request_ids` with the request id its log lines carry)."""
     service = live.server.app.extensions["alcabohne.service"]
-    act, names = service.act, []
-
-    def recorded(*args, **kwargs):
-        names.append(threading.current_thread().name)
-        if request_ids is not None:
-            request_ids.append(logs.current_request_id())
-        return act(*args, **kwargs)
-
-    service.act = recorded
+    names: list[str] = []
+    service.observer = _ActionThreads(service.observer, names, request_ids)
     return names
 
 
