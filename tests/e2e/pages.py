@@ -14,10 +14,9 @@ from tests.e2e.conftest import ROOT, SHOTS
 AXE = ROOT / "pwa" / "vendor" / "axe-core" / "axe.min.js"
 
 # In the page: the selector of the next thing to tap, "OVER", "BUSY", "WAIT" (not our turn) or None.
-# The "While you were away" card at the start of a turn covers the table: its one tap comes first.
+# The "While you were away" summary at the start of a turn covers nothing: no tap is spent on it.
 PICK = """() => {
-  if (document.querySelector('[data-follow="away"]')) return '[data-follow="away"] button';
-  if (document.querySelector('[data-follow-log="sync"]')) return 'BUSY'; // the card may be on its way
+  if (document.querySelector('[data-follow-log="sync"]')) return 'BUSY'; // the summary may be on its way
   // A harvest that pays nothing waits for its yes (the only tap that harvests for nothing).
   if (document.querySelector('[data-confirm=yes]')) return '[data-confirm=yes]';
   const t = document.querySelector('.table');
@@ -73,10 +72,11 @@ def step(page) -> str:
 
 
 def close_away(page) -> None:
-    """Close the "While you were away" card if the turn starts with one (it may cover a target)."""
+    """Close the "While you were away" summary with its button if the turn starts with one."""
     page.wait_for_selector('[data-follow-log="sync"]', state="detached")
     if page.locator('[data-follow="away"]').count():
-        page.click('[data-follow="away"] button')
+        page.click('[data-follow="away-close"]')
+        page.wait_for_selector('[data-follow="away"]', state="detached")
 
 
 def play_turn(page, limit: int = 60) -> list[str]:

@@ -29,6 +29,21 @@ IN_VIEW = """(sel) => { const el = document.querySelector(sel); if (!el) return 
   if (!(r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth)) return false;
   const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
   return Boolean(hit) && (el === hit || el.contains(hit)); }"""
+# Whether the "While you were away" summary is what lies over the middle of the target.
+UNDER_AWAY = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return Boolean(hit && hit.closest('[data-follow="away"]')); }"""
+# How many lines of the summary can be read without scrolling: the part of it inside its slot, above
+# the dock and inside the viewport, in lines of its text.
+AWAY_LINES = """() => { const el = document.querySelector('[data-follow="away"]'); if (!el) return null;
+  const r = el.getBoundingClientRect();
+  const slot = el.parentElement.getBoundingClientRect();
+  const dock = document.querySelector('.dock');
+  const floor = dock ? dock.getBoundingClientRect().top : innerHeight;
+  const top = Math.max(r.top, slot.top, 0);
+  const bottom = Math.min(r.bottom, slot.bottom, floor, innerHeight);
+  const line = parseFloat(getComputedStyle(el.querySelector('li') || el).lineHeight);
+  return Math.round(10 * Math.max(0, bottom - top) / line) / 10; }"""
 
 
 def pin_seed(monkeypatch):
@@ -110,6 +125,7 @@ class Meter:
     def summary(self) -> dict:
         taps = [t["taps"] for t in self.turns]
         scrolls = [t["scrolls"] for t in self.turns]
+        lines = [t["away_lines"] for t in self.turns if t.get("away_lines") is not None]
         away = [t["taps"] - t.get("away", 0) for t in self.turns]
         # What the layout itself asks: moves and picks (no away card, no harvest-for-nothing question).
         plain = [t["taps"] - t.get("away", 0) - t.get("confirm", 0) for t in self.turns]
@@ -121,12 +137,16 @@ class Meter:
                 "taps_by_kind": {k: sum(t.get(k, 0) for t in self.turns)
                                  for k in ("act", "pick", "confirm", "away")},
                 "scrolls_median": statistics.median(scrolls) if scrolls else 0,
+                # Turns that began with the "While you were away" summary, and the fewest of its lines
+                # readable at such a turn's first decision.
+                "away_shown": len(lines),
+                "away_lines_min": min(lines, default=None),
                 "taps_mean": round(statistics.mean(taps), 2) if taps else 0,
                 "scrolls_mean": round(statistics.mean(scrolls), 2) if scrolls else 0}
 
 
 def close_away_card(page, turn: dict) -> None:
-    page.click('[data-follow="away"] button')
+    page.click('[data-follow="away-close"]')
     page.wait_for_selector('[data-follow="away"]', state="detached")
     turn["taps"] += 1
     turn["away"] = turn.get("away", 0) + 1
@@ -134,20 +154,14 @@ def close_away_card(page, turn: dict) -> None:
 
 def tap(page, selector: str, turn: dict, check=None) -> None:
     page.wait_for_selector(selector)
-    if page.locator('[data-follow="away"]').count():
-        if page.evaluate(IN_VIEW, selector):
-            page.click(selector)  # the card closes on this tap, and the tap still lands
-            page.wait_for_selector('[data-follow="away"]', state="detached")
-            turn["taps"] += 1
-            kind = "confirm" if "confirm" in selector else "pick" if "data-pick" in selector else "act"
-            turn[kind] = turn.get(kind, 0) + 1
-            return
-        close_away_card(page, turn)  # it covers the target: one tap to close it first
     if check:
         check(page, selector)
     if not page.evaluate(IN_VIEW, selector):
-        turn["scrolls"] += 1
-        page.locator(selector).scroll_into_view_if_needed()
+        if page.evaluate(UNDER_AWAY, selector):
+            close_away_card(page, turn)  # the summary lies over the target: one tap to put it away
+        if not page.evaluate(IN_VIEW, selector):
+            turn["scrolls"] += 1
+            page.locator(selector).scroll_into_view_if_needed()
     page.click(selector)
     turn["taps"] += 1
     kind = "confirm" if "confirm" in selector else "pick" if "data-pick" in selector else "act"
@@ -163,8 +177,8 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
          close_away: bool = False, limit: int = 2000) -> Meter:
     """Play the game to its end through the pages (one per seat; the same page twice for hot-seat).
 
-    close_away: close the "While you were away" card before each decision (a layout test looks at the
-    bare table); otherwise the card is tapped only when it covers the target."""
+    close_away: close the "While you were away" summary before each decision (to look at the bare
+    table); otherwise it is tapped only if it lies over the target."""
     meter = Meter()
     for _ in range(limit):
         views = [http(base, "GET", f"/games/{game_id}", token=tok) for tok in tokens]
@@ -186,10 +200,12 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
         if shown > version:  # the client made a move by itself meanwhile: read the game again
             continue
         turn = meter.turn(seat, version)
-        # The new client tells the player what happened while they waited (a card over the top of the
-        # table) once its copy of the game's log has caught up. A tap anywhere else closes it and still
-        # does what it was aimed at, so it costs a tap only when it covers the target (see tap()).
+        # The new client tells the player what happened while they waited once its copy of the game's
+        # log has caught up. It costs a tap only if it lies over the target (see tap()); how much of it
+        # can be read at the turn's first decision is noted (away_lines).
         page.wait_for_selector('[data-follow-log="sync"]', state="detached")
+        if "away_lines" not in turn and page.locator('[data-follow="away"]').count():
+            turn["away_lines"] = page.evaluate(AWAY_LINES)
         if close_away and page.locator('[data-follow="away"]').count():
             close_away_card(page, turn)
             continue

@@ -107,9 +107,37 @@ def check_away(card: str, events: list[dict]) -> None:
         assert f"draws {draws} card" in card, card
 
 
+# Where the summary lies: not a dialog, and over none of the things the player may tap now (the hand
+# included); the part of it that can be read without scrolling, in lines.
+AWAY_PLACE = """() => {
+  const el = document.querySelector('[data-follow="away"]');
+  const slot = el.parentElement.getBoundingClientRect();
+  const box = el.getBoundingClientRect(); // what scrolls out of its slot is hidden: only the rest counts
+  const r = { left: box.left, right: box.right,
+              top: Math.max(box.top, slot.top), bottom: Math.min(box.bottom, slot.bottom) };
+  const over = [];
+  for (const t of document.querySelectorAll('.table [data-act], .table [data-pick], .table [data-hand]')) {
+    const b = t.getBoundingClientRect();
+    const hit = b.left < r.right && r.left < b.right && b.top < r.bottom && r.top < b.bottom;
+    if (hit) over.push(t.outerHTML.slice(0, 60));
+  }
+  const dock = document.querySelector('.dock').getBoundingClientRect();
+  const seen = Math.min(r.bottom, dock.top, innerHeight) - Math.max(r.top, 0);
+  const line = parseFloat(getComputedStyle(el.querySelector('li')).lineHeight);
+  return { over, role: el.getAttribute('role'), lines: seen / line, scrollY: window.scrollY };
+}"""
+
+
+def check_away_place(page) -> None:
+    got = page.evaluate(AWAY_PLACE)
+    assert got["role"] is None and got["scrollY"] == 0, got
+    assert not got["over"], f"the summary lies over targets: {got['over']}"
+    assert got["lines"] >= 3, got
+
+
 def history_text(page) -> str:
     if page.locator('[data-follow="away"]').count():
-        page.click('[data-follow="away"] button')
+        page.click('[data-follow="away-close"]')
     page.click('[data-follow="history"]')
     page.wait_for_selector('[data-follow="drawer"] [data-follow="turns"]')
     text = page.inner_text('[data-follow="turns"]')
@@ -153,9 +181,19 @@ def test_away_card_and_history_follow_a_duo_game(phone):
             other.reload()
             other.wait_for_selector('[data-follow="away"]', timeout=LIVE_TIMEOUT)
             assert other.inner_text('[data-follow="away"]') == card
-        other.click('[data-follow="away"]')  # one tap closes it
-        other.wait_for_selector('[data-follow="away"]', state="detached")
+        check_away_place(other)
         assert other.is_visible(".banner.mine")
+        if turn % 2:
+            other.click('[data-follow="away-close"]')  # put away by hand
+        else:
+            # Or by itself at the player's first move (picking a card is not a move yet).
+            for _ in range(10):
+                done = step(other) or ""
+                if "data-act" in done or "data-confirm" in done:
+                    break
+                if "data-pick" in done:
+                    assert other.locator('[data-follow="away"]').count()
+        other.wait_for_selector('[data-follow="away"]', state="detached")
 
     # The history is the same on both phones, whole, newest turn first.
     settled(a)
@@ -305,7 +343,7 @@ def test_turn_cues_settings_and_notification_offer(phone):
     assert player.locator('[data-follow="notify-offer"]').count() == 0
     settled(waiter)
     if waiter.locator('[data-follow="away"]').count():
-        waiter.click('[data-follow="away"] button')
+        waiter.click('[data-follow="away-close"]')
     prefs = json.loads(waiter.evaluate("() => localStorage.getItem('alc.prefs') || '{}'"))
     assert prefs.get("turnSound") is None
 
@@ -334,8 +372,8 @@ def test_history_and_away_screens_at_both_sizes(phone):
     other.set_viewport_size(TABLET)
     axe_check(other, "follow-08-away-tablet")
     other.set_viewport_size(PHONE)
-    other.click('[data-follow="away"] button')
-    assert step(other)  # the turn goes on after the card
+    check_away_place(other)
+    assert step(other)  # the turn goes on with the summary in view
     b.click('[data-follow="history"]')
     b.wait_for_selector('[data-follow="turns"]')
     assert b.is_visible("text=Was bisher geschah")

@@ -118,7 +118,7 @@ def test_duo_without_scrolling(phone, server, monkeypatch):
             axe_check(tablet, "layout-table-screen-1024-mid")
             axe_check(page, "layout-duo-390-mid")
 
-    play(server, game_id, tokens, [a, b], check=check, decision=watch_too, close_away=True)
+    play(server, game_id, tokens, [a, b], check=check, decision=watch_too)  # with the away summary
     tablet.wait_for_selector('.table[data-phase="over"]')
     shot(tablet, "layout-table-screen-1024-over")
     shot(b, "layout-duo-390-over")
@@ -142,7 +142,7 @@ def test_tablet_game_and_phone_table_screen(phone, server, monkeypatch):
     open_seat(t0, duo_id, 0, duo_tokens[0])
     open_seat(t1, duo_id, 1, duo_tokens[1])
     decision, check = decide_and_check(Shots("layout-duo-1024"))
-    play(server, duo_id, duo_tokens, [t0, t1], decision=decision, check=check, close_away=True)
+    play(server, duo_id, duo_tokens, [t0, t1], decision=decision, check=check)
     axe_check(t0, "layout-duo-1024-over")
 
     game_id, tokens = new_duo(server)

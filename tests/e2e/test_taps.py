@@ -11,7 +11,7 @@ import os
 from tests.e2e.conftest import ROOT
 from tests.e2e.tapgame import new_duo, open_seat, pin_seed, play
 
-KEYS = ("seat", "taps", "scrolls", "moves", "pick", "confirm", "away")
+KEYS = ("seat", "taps", "scrolls", "moves", "pick", "confirm", "away", "away_lines")
 
 
 def test_taps_and_scrolls_per_turn(phone, server, monkeypatch):
@@ -34,3 +34,9 @@ def test_taps_and_scrolls_per_turn(phone, server, monkeypatch):
     path.write_text(json.dumps(out, indent=1))
     print("\ntaps/scrolls per turn:", json.dumps({k: v for k, v in out.items() if k != "per_turn"}))
     assert summary["turns"] >= 10
+    if out["client"] == "current":
+        # Every turn but the first starts with what the other player did; it lies over no target (no
+        # tap is spent on it) and at least three of its lines can be read where it is.
+        assert summary["away_shown"] >= summary["turns"] - 2, summary
+        assert summary["taps_by_kind"]["away"] == 0, summary
+        assert summary["away_lines_min"] >= 3, summary

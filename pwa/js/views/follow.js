@@ -1,6 +1,6 @@
 // Following the game: the History drawer (the whole game from the server's log, the same on every
-// phone), the "While you were away" card at the start of your turn, the offer of a notification while
-// you wait, and the turn-cue settings. Also hands the session its stage (the card animations).
+// phone), the "While you were away" summary at the start of your turn (the table shows it), the offer
+// of a notification while you wait, and the turn-cue settings. Also hands the session its stage (the card animations).
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from '../html.js';
@@ -101,29 +101,51 @@ function Drawer({ s, watch }) {
     </section>`;
 }
 
-/** At the start of your turn: the other player's turn and the Mafia's moves. One tap closes it: on
- * the card, or anywhere else, where that tap then does what it was meant for (no extra tap is spent). */
-function AwayCard({ a, onClose }) {
-  const card = useRef(null);
-  const ok = useRef(null);
-  useLayoutEffect(() => {
-    if (ok.current) ok.current.focus({ preventScroll: true });
-    const onKey = (ev) => { if (ev.key === 'Escape') onClose(); };
-    // A tap on the card closes it on click (so the click cannot land on what lies under the card).
-    const onDown = (ev) => { if (card.current && !card.current.contains(ev.target)) onClose(); };
+// The turn whose summary the player put away, per game: kept outside the components, so neither a
+// re-render nor the history drawer brings it back.
+const awayClosed = new Map();
+
+/**
+ * At the start of your turn in a two-player game: what the other player and the Mafia did, or null.
+ * It lies in the free space between the board and the hand (never over a target), so it costs no tap.
+ * It stays through a move the client makes by itself and goes at the player's first move (a tap on an
+ * action), with its close button, or with Escape. A reload at the turn start shows it again.
+ */
+export function useAway(id, s, { watch, hotseat }) {
+  const [, redraw] = useState(0);
+  const kept = useRef(null);
+  const view = s.view;
+  const duo = Boolean(view) && view.mode === 'duo' && !hotseat && !watch && s.seat !== null;
+  const seated = s.seats.length > 0 && s.seats.every((x) => x.taken);
+  const mine = duo && seated && view.phase !== 'over' && view.active === s.seat;
+  const ready = mine && !s.busy && s.logVersion >= s.version;
+  const fresh = useMemo(() => (ready ? away(s.log, s.seat) : null), [ready, s.log, s.seat]);
+  if (!mine) kept.current = null;
+  else if (fresh) kept.current = fresh;
+  const a = kept.current && awayClosed.get(id) !== kept.current.turn ? kept.current : null;
+  const turn = a ? a.turn : null;
+  useEffect(() => {
+    if (turn === null) return undefined;
+    const close = () => { awayClosed.set(id, turn); redraw((n) => n + 1); };
+    const onClick = (ev) => { if (ev.target.closest && ev.target.closest('[data-act]')) close(); };
+    const onKey = (ev) => { if (ev.key === 'Escape') close(); };
+    document.addEventListener('click', onClick, true);
     document.addEventListener('keydown', onKey);
-    document.addEventListener('pointerdown', onDown, true);
     return () => {
+      document.removeEventListener('click', onClick, true);
       document.removeEventListener('keydown', onKey);
-      document.removeEventListener('pointerdown', onDown, true);
     };
-  }, [a.version]);
-  return html`<section class="away" role="dialog" aria-labelledby="away-title" data-follow="away"
-      data-turn=${a.turn} ref=${card} onClick=${onClose}>
-      <h2 id="away-title">${t('away.title')}</h2>
+  }, [id, turn]);
+  return a ? { a, close: () => { awayClosed.set(id, a.turn); redraw((n) => n + 1); } } : null;
+}
+
+/** The summary itself: a heading with its close button, whose turn it was, one line per phase. */
+export function AwayPanel({ away: { a, close } }) {
+  return html`<section class="away" aria-labelledby="away-title" data-follow="away" data-turn=${a.turn}>
+      <div class="away-head"><h2 id="away-title">${t('away.title')}</h2>
+        <button type="button" class="link" data-follow="away-close" onClick=${close}>${t('hist.close')}</button></div>
       <p class="away-sub">${t('away.sub', { who: a.who })}</p>
       <ul>${a.rows.map((r) => html`<li><strong>${phaseName(r.phase)}:</strong> ${r.text}</li>`)}</ul>
-      <button type="button" class="primary" ref=${ok} onClick=${onClose}>${t('away.ok')}</button>
     </section>`;
 }
 
@@ -138,10 +160,8 @@ function NotifyOffer({ onDone }) {
     <button type="button" class="link" onClick=${() => answer(false)}>${t('cue.offer.no')}</button></p>`;
 }
 
-/** Everything of this file the game screen shows: rendered once in the game's <main>. */
-export function Follow({ s, session, watch, hotseat }) {
-  const open = useDrawer();
-  const [closed, setClosed] = useState(null); // the turn (its version) whose away card was closed
+/** Everything of this file the game screen shows outside the table: rendered once in the game's <main>. */
+export function Follow({ s, session, watch }) {
   const [offered, setOffered] = useState(false);
   useEffect(() => {
     session.stage = stage;
@@ -150,20 +170,16 @@ export function Follow({ s, session, watch, hotseat }) {
       setOpen(false);
     };
   }, [session]);
+  const open = useDrawer();
   const view = s.view;
-  const duo = view && view.mode === 'duo' && !hotseat && !watch && s.seat !== null;
+  const duo = view && view.mode === 'duo' && !session.hotseat && !watch && s.seat !== null;
   const seated = s.seats.length > 0 && s.seats.every((x) => x.taken);
-  const myStart = duo && seated && view.phase !== 'over' && view.active === s.seat && !s.busy
-    && s.logVersion >= s.version;
-  const a = useMemo(() => (myStart ? away(s.log, s.seat) : null), [myStart, s.log, s.seat]);
-  const showAway = a && closed !== a.version && !open;
   const waiting = duo && seated && view.phase !== 'over' && view.active !== s.seat;
   const offer = waiting && !offered && !store.prefs().notifyAsked && cues.notifyState() === 'default';
-  // For tests and tools: whether the log (and so the away card) has caught up with the board;
+  // For tests and tools: whether the log (and so the away summary) has caught up with the board;
   // data-follow-playing: the steps are being played out on the board.
   const mark = watch ? null : html`<i hidden data-follow-log=${s.logVersion >= s.version ? 'ok' : 'sync'}
     data-follow-playing=${s.busy ? '1' : '0'}></i>`;
   return html`${mark}${offer ? html`<${NotifyOffer} onDone=${() => setOffered(true)} />` : null}
-    ${showAway ? html`<${AwayCard} a=${a} onClose=${() => setClosed(a.version)} />` : null}
     ${open ? html`<${Drawer} s=${s} watch=${watch} />` : null}`;
 }

@@ -14,8 +14,8 @@ import { Table } from './table.js';
 import { Lobby } from './lobby.js';
 import { End } from './end.js';
 import { Curtain } from './curtain.js';
-import { Follow, HistoryButton } from './follow.js';
 import { Coach } from './coach.js';
+import { Follow, HistoryButton } from './follow.js';
 
 function WatchDialog({ id, onClose }) {
   const link = `${location.origin}/#watch=${id}`;
@@ -111,7 +111,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     body = html`<${Curtain} seat=${s.curtain} onReveal=${() => { setSel(null); session.reveal(); }} />`;
   } else {
     body = html`${over ? html`<${End} s=${s} streak=${streak} onRematch=${rematch} onHome=${done} hotseat=${session.hotseat} />` : null}
-      <${Table} s=${s} sel=${liveSel} setSel=${setSel} hidden=${hidden} onAct=${onAct} watch=${watch}
+      <${Table} id=${id} s=${s} sel=${liveSel} setSel=${setSel} hidden=${hidden} onAct=${onAct} watch=${watch}
         hotseat=${session.hotseat} onSkip=${() => session.finishHold()}
         onHint=${watch ? null : () => getHint(id, session.token)}
         toggleHidden=${() => { store.setPref('hideHand', !hidden); setHidden(!hidden); }} />`;
@@ -129,7 +129,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     <main id="main">
       ${watch ? html`<h1 class="sr-only">${t('watch.title')}</h1>` : html`<h1 class="sr-only">${t('app.title')}</h1>`}
       ${showWatch ? html`<${WatchDialog} id=${id} onClose=${() => setShowWatch(false)} />` : null}
-      ${view && !s.error && s.curtain === null ? html`<${Follow} s=${s} session=${session} watch=${watch} hotseat=${session.hotseat} />` : null}
+      ${view && !s.error && s.curtain === null ? html`<${Follow} s=${s} session=${session} watch=${watch} />` : null}
       ${body}
       ${!watch && view && !s.error && s.curtain === null ? html`<${Coach} id=${id} s=${s} />` : null}
     </main>

@@ -17,7 +17,7 @@ import { Steps } from './steps.js';
 import { bannerText } from './banner.js';
 import { HintText } from './hinttext.js';
 import { InfoPop, meterText } from './info.js';
-import { HistoryList } from './follow.js';
+import { HistoryList, AwayPanel, useAway } from './follow.js';
 import { seatName } from '../names.js';
 
 const BOSS_ORDER = ['al', 'don', 'joe'];
@@ -191,7 +191,7 @@ function hintTargets(a) {
   return out.map((x) => `.table ${x}`).join(', ');
 }
 
-export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hotseat, onSkip, onHint }) {
+export function Table({ id, s, sel, setSel, hidden, toggleHidden, onAct, watch, hotseat, onSkip, onHint }) {
   const view = s.view;
   const seat = s.seat;
   const locked0 = Boolean(s.pending || s.busy);
@@ -271,6 +271,7 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     const low = el ? el.getBoundingClientRect().top < window.innerHeight / 2 : false;
     setInfo(el ? { key: el.dataset.info, low } : null);
   };
+  const missed = useAway(id, s, { watch, hotseat });
   const ruleFirst = me && !hidden && me.hand && me.hand.length > 1 && !store.prefs().handRuleSeen;
 
   const board = html`<div class="board">
@@ -321,7 +322,8 @@ export function Table({ s, sel, setSel, hidden, toggleHidden, onAct, watch, hots
     <div data-area="history-slot" class="history-slot" role=${watch ? 'region' : null}
       aria-label=${watch ? t('lay.history') : null} tabindex=${watch ? '0' : null}>
       ${watch ? html`<h2 class="sub">${t('lay.history')}</h2><${HistoryList} log=${s.log || []} limit=${3} />` : null}
-      ${s.busy || watch ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />`}
+      ${missed ? html`<${AwayPanel} away=${missed} />` : null}
+      ${s.busy || watch || missed ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />`}
     </div>
     ${watch ? null : dock}
   </div>`;
