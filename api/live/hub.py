@@ -316,9 +316,12 @@ class Hub:
         else:
             doc, entry, text = snapshot
             game = Loaded(version, jsontext.loads_own(doc), doc, frames=text)
-            carried = frames.nudge_events(text)
-            self._refresh(game_id, conns, game,
-                          carried if carried is not None else self._service.events_of(game_id, game, entry))
+            # A change at the table says its events itself (a list: the rematch frame looks at it); a
+            # move's come with the nudge, decoded when needed, or else from a replay.
+            events = self._service.events_of(game_id, game, entry)
+            if callable(events):
+                events = frames.nudge_events(text) or events
+            self._refresh(game_id, conns, game, events)
             # The next move here starts from it (api.recent), decoded now that the sockets have their
             # frames, off the path of both pushes. A move that comes even sooner reads the game first.
             game.state()
