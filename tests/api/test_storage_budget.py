@@ -1,4 +1,4 @@
-"""Bytes per game are a budget (issue 17, DESIGN §3.18): a complete game played the way the phone plays
+"""Bytes per game are a budget: a complete game played the way the phone plays
 it (a fresh Idempotency-Key per move) takes at most 64 KB in Redis while it is played and at most 8 KB
 once its idempotency records have gone; the same ideas hold in SQLite. tests/perf/storage_bench.py
 prints the figures; this test holds the budget on one duo and one solo game."""
