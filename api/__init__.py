@@ -1,4 +1,4 @@
-"""Al Cabohne Online's HTTP API: `create_app(config)` builds the Flask app (DESIGN §2).
+"""Al Cabohne Online's HTTP API: `create_app(config)` builds the Flask app (docs/architecture.md).
 
 Flask is imported inside create_app, not here: the commands in api.cli (play, simulate, verify,
 replay) import this package on their way and must run without Flask or Redis.
@@ -71,7 +71,7 @@ def create_app(config: dict | None = None) -> Flask:
     api.register_blueprint(routes.blp)
     problems.register(app, api)
     openapi.register(app, api)
-    ws.init_app(app)  # GET /api/v1/games/{id}/ws and /api/v1/ws.schema.json (PROTOCOL §7)
+    ws.init_app(app)  # GET /api/v1/games/{id}/ws and /api/v1/ws.schema.json (docs/websocket.md)
     app.register_blueprint(web.bp)
     app.register_blueprint(probes.bp)  # /healthz, /readyz
     metrics.register(app, watching)  # /metrics

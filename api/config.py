@@ -48,8 +48,9 @@ class Config:
     # than greedy), width 3 won 85.4%, in the same time (docs/bots.md).
     BOT_MC_WIDTH = 3
 
-    # Websocket (api.live.ws, PROTOCOL §7). The server pings every WS_PING_INTERVAL seconds; a client that
-    # misses a pong is dropped, so a vanished phone shows as offline within 2 x WS_PING_INTERVAL.
+    # Websocket (api.live.ws, docs/websocket.md). The server pings every WS_PING_INTERVAL seconds; a
+    # client that misses a pong is dropped, so a vanished phone shows as offline within 2 x
+    # WS_PING_INTERVAL.
     WS_PING_INTERVAL = 25.0
     # Origins allowed to open a websocket (e.g. ["https://beans.example"]); None: no check (the seat
     # token in the first message, never a cookie, is what authorizes a socket).

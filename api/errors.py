@@ -1,4 +1,4 @@
-"""Errors with a stable `code` (PROTOCOL §6): `ApiError`, raised by api.service (which knows nothing of
+"""Errors with a stable `code` (docs/protocol.md): `ApiError`, raised by api.service (which knows nothing of
 Flask), and the table of codes. api.http.problems turns them into application/problem+json (RFC 9457)
 answers, api.live.ws into error frames.
 """
@@ -13,7 +13,7 @@ TYPE_BASE = "/api/docs#problem-"
 
 log = logging.getLogger(__name__)
 
-# code -> (status, title). The first seven are fixed by PROTOCOL §6; the others are this API's own.
+# code -> (status, title), as docs/protocol.md lists them.
 CODES: dict[str, tuple[int, str]] = {
     "invalid_action": (400, "The action is malformed"),
     "bad_token": (401, "Missing, wrong or revoked seat token"),

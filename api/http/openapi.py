@@ -14,7 +14,7 @@ SPEC_URL = "/api/v1/openapi.json"
 DOCS_URL = "/api/docs"
 
 DESCRIPTION = """\
-The HTTP API of Al Cabohne Online (the contract is PROTOCOL.md §6).
+The HTTP API of Al Cabohne Online (the contract is docs/protocol.md).
 
 * Seats: creating a game returns the creator's seat token (seat 0); a duo game also returns a join code
   and link. `POST /games/join` with the code takes the free seat. A seat moves to another device with

@@ -1,4 +1,4 @@
-"""The games resource (PROTOCOL §6): thin views over api.service, documented by api.http.schemas."""
+"""The games resource (docs/protocol.md): thin views over api.service, documented by api.http.schemas."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Requests are loaded through their schemas. Answers are built by api.service and sent as they are
 (api.http.routes): the answer schemas document them, and schemathesis checks that they keep to them. Views and
-events come from the engine (engine.view / engine.redact_events, PROTOCOL §5): their schemas name the
+events come from the engine (engine.view / engine.redact_events, docs/protocol.md): their schemas name the
 keys the contract fixes and allow more, which a dump through marshmallow would drop.
 """
 
@@ -14,7 +14,8 @@ import engine.bots
 from api import auth, night
 
 VIEW_DOC = (
-    "What the caller's seat may see (PROTOCOL §5, engine.view): mode, phase, active, seat, players (fields, "
+    "What the caller's seat may see (docs/protocol.md, engine.view): mode, phase, active, seat, players "
+    "(fields, "
     "coins as a count, hand_size, third_field, and hand - the list, front first - in the caller's own entry "
     "only), bosses, display, the discard pile's top and size, result when over, and legal_actions (the "
     "caller's legal actions when it is their turn, else []). Never the seed, the deck order or another hand."
@@ -96,7 +97,7 @@ class ViewSchema(OpenSchema):
     display = fields.List(fields.String(), required=True)
     result = fields.Nested(ResultSchema, required=True, allow_none=True)
     legal_actions = fields.List(fields.Dict(), required=True, metadata={
-        "description": "The caller's legal actions when it is their turn (PROTOCOL §3), else []."})
+        "description": "The caller's legal actions when it is their turn (docs/protocol.md), else []."})
 
 
 class StrictSchema(Schema):
@@ -165,7 +166,7 @@ class ActionRequestSchema(StrictSchema):
     # Any JSON value: whether it is a well-formed action is the engine's call (400 invalid_action, §3).
     action = fields.Raw(required=True, allow_none=True, metadata={
         "type": "object",
-        "description": "An action of PROTOCOL §3, e.g. {\"type\": \"plant_hand\", \"field\": 0}.",
+        "description": "An action of docs/protocol.md, e.g. {\"type\": \"plant_hand\", \"field\": 0}.",
         "examples": [{"type": "end_phase"}]})
     version = JsonInteger(required=True, validate=validate.Range(min=1, max=2**53),
                              metadata={"description": "The version the caller's decision is based on."})

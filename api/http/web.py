@@ -1,4 +1,4 @@
-"""The phone client (pwa/) served from our own origin: no CDN, no build step (DESIGN §4, TECH-NOTES §6).
+"""The phone client (pwa/) served from our own origin: no CDN, no build step.
 
 Only the client's own folders are reachable (never pwa/tools or package files). `index.html`, `sw.js`
 and the app's own modules are sent with `no-cache` (kept, but revalidated by ETag) so an update reaches

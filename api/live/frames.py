@@ -1,4 +1,4 @@
-"""Every frame the server sends on a game's websocket, as text (PROTOCOL §7, api/live/ws_schema.py).
+"""Every frame the server sends on a game's websocket, as text (docs/websocket.md, api/live/ws_schema.py).
 
 One module renders them all, so the wire format has one home: the hub (api.live.hub) queues state,
 presence, rematch and resync frames; the socket's session (api.live.ws) answers with ack and error
@@ -93,7 +93,7 @@ def presence_frame(online: list[int], seats: int) -> str:
 
 
 def error(code: str, detail: str = "", msg_id: str | None = None, **extra) -> dict:
-    """Return an error message with the HTTP status and code of PROTOCOL §6 (`encode` sends it)."""
+    """Return an error message with the HTTP status and code of docs/protocol.md (`encode` sends it)."""
     return {"type": "error", "id": msg_id, "code": code, "status": CODES[code][0],
             "detail": detail or CODES[code][1], **extra}
 

@@ -1,4 +1,4 @@
-"""The websocket hub of one worker process: store nudges -> the sockets of that game (DESIGN §1).
+"""The websocket hub of one worker process: store nudges -> the sockets of that game (docs/architecture.md).
 
 One hub per app (so per gunicorn worker). On the first socket it makes the worker's ONE store
 subscription (Redis: the store's PSUBSCRIBE, made before its listener thread starts; embedded stores:

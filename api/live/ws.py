@@ -1,4 +1,4 @@
-"""The websocket `GET /api/v1/games/{id}/ws` (PROTOCOL §7, docs/websocket.md) and its JSON Schema.
+"""The websocket `GET /api/v1/games/{id}/ws` (docs/websocket.md) and its JSON Schema.
 
 Three kinds of thread send on a socket, one at a time (the session's send lock): the socket's reader
 thread (simple-websocket's), which answers the client's actions as they arrive and sends each ack
@@ -128,7 +128,7 @@ def _count_out(_exc) -> None:
 
 @sock.route(WS_PATH, bp=bp)
 def live(ws, game_id):
-    """Play one game live: hello, then states, presence, and actions with ack/error (PROTOCOL §7)."""
+    """Play one game live: hello, then states, presence, and actions with ack/error (docs/websocket.md)."""
     Session(ws, game_id).run()
 
 

@@ -14,7 +14,7 @@ _VERSION = {"type": "integer", "minimum": 1}
 
 _VIEW = {
     "type": "object",
-    "description": "engine.view for the socket's seat (PROTOCOL §5); the table view for a watcher.",
+    "description": "engine.view for the socket's seat (docs/protocol.md); the table view for a watcher.",
     "required": ["mode", "phase", "active", "seat", "players", "bosses", "display", "legal_actions"],
     "properties": {
         "mode": {"enum": ["duo", "solo"]},
@@ -47,7 +47,7 @@ CLIENT = {
         "id": _ID,
         "version": {**_VERSION, "maximum": 2**53,
                     "description": "The version the move was chosen at (as in POST /actions: 3.0 is 3)."},
-        "action": {"type": "object", "description": "An action of PROTOCOL §3.", "required": ["type"]},
+        "action": {"type": "object", "description": "An action of docs/protocol.md.", "required": ["type"]},
     }, ("id", "version", "action")),
 }
 
@@ -85,7 +85,8 @@ SERVER = {
                          }, ("seats",)),
     "ack": _message("ack", "The action with this id was applied (or had been: a retry); its state follows "
                     "(or came already).", {"id": _ID, "version": _VERSION}, ("id", "version")),
-    "error": _message("error", "A refused message, with the code and status of the HTTP API (PROTOCOL §6). "
+    "error": _message("error", "A refused message, with the code and status of the HTTP API "
+                      "(docs/protocol.md). "
                       "stale_version carries the current version and view. Errors without id end the socket "
                       "(bad hello, unknown game, seat moved away).", {
                           "id": {"type": ["string", "null"]},

@@ -15,7 +15,7 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
     cg:v1:g:{<gid>}:rematch      string  the rematch game's id              the game's ttl when linked
     cg:v1:rl:<key>               string  counter                            the window
 
-A commit is one Lua script (TECH-NOTES §3): idempotency check, CAS on the version, write, EXPIRE,
+A commit is one Lua script: idempotency check, CAS on the version, write, EXPIRE,
 idempotency record, log append and PUBLISH happen atomically in one round trip.
 
 Bytes per game are a budget (tests/perf/storage_bench.py): a game's idempotency records are fields of
