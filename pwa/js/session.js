@@ -13,7 +13,7 @@ import * as store from './store.js';
 import { LiveSocket } from './socket.js';
 import { AUTOMATIC } from './narrate.js';
 import { step as replayStep } from './replay.js';
-import { setSeats } from './names.js';
+import { cleanName, setSeats } from './names.js';
 
 const POLL_MS = 3000; // only while the socket is down
 const STEP_MS = 300; // one Mafia or deck step on screen
@@ -59,8 +59,20 @@ export class GameSession {
 
   emit() {
     setSeats(this.s.seats); // names/rematch: names.js names the seats of the game on screen
+    this.rememberSeats();
     this.s = { ...this.s };
     for (const fn of this.listeners) fn(this.s);
+  }
+
+  /** Keep who sits at this game with the game's record, so the start screen can name the players. */
+  rememberSeats() {
+    if (this.watch) return;
+    const seats = this.s.seats.filter((x) => x.taken)
+      .map((x) => ({ seat: x.seat, name: cleanName(x.name), bot: x.bot || null }));
+    const key = JSON.stringify(seats);
+    if (!seats.length || key === this.seatsKey || !store.game(this.id)) return;
+    this.seatsKey = key;
+    store.saveGame(this.id, { seats });
   }
 
   /** Run sync steps one at a time, so answers are applied in the order they were asked for. */

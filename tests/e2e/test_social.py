@@ -60,6 +60,11 @@ def other_name(page) -> str:
     return page.inner_text('[data-area="other"] .pname').strip()
 
 
+def my_name(page) -> str:
+    """The top bar's "who this phone plays" (its hidden lead-in for screen readers, then the name)."""
+    return page.evaluate("() => document.querySelector('header [data-me]').textContent")
+
+
 def seat_tokens(*pages_and_id) -> dict[int, str]:
     *pages, gid = pages_and_id
     return dict(token_of(p, gid) for p in pages)
@@ -72,6 +77,10 @@ def test_names_on_both_phones_and_the_table_screen(phone, server):
                         timeout=LIVE)
     assert other_name(b) == ANNA
     assert b.locator('[data-area="other"] b').count() == 0
+    # Each phone shows its own name in the top bar (as text).
+    assert my_name(a) == f"You play as {ANNA}"
+    assert my_name(b) == "Du spielst als Ben"
+    assert a.locator(".bar b").count() == 0
     _, answer = call(server, "GET", f"/games/{gid}")
     assert [s["name"] for s in answer["seats"]] == [ANNA, "Ben"]  # trimmed by the server
     shot(a, "40-names-host")
@@ -83,9 +92,13 @@ def test_names_on_both_phones_and_the_table_screen(phone, server):
     shown = [x.strip() for x in tablet.locator('[data-area="other"] .pname').all_inner_texts()]
     assert shown == [ANNA, "Ben"]
     shot(tablet, "42-names-table-screen")
-    # The name is remembered on the device.
+    # The name is remembered on the device, and the start screen's list of games names the players.
     a.goto("/")
     assert a.input_value("#myname") == ANNA
+    for page in (a, b):
+        page.goto("/")
+        assert page.inner_text(f'[data-players="{gid}"]') == f"{ANNA} · Ben"
+    shot(b, "55-home-resume-names-de")
 
 
 def test_no_name_and_the_computer(phone, server):
@@ -101,6 +114,9 @@ def test_no_name_and_the_computer(phone, server):
     guest.goto(f"/#join={code}")
     guest.wait_for_selector(".table")
     assert other_name(guest) == "Player 1"
+    assert my_name(guest) == "You play as Player 2"
+    guest.goto("/")
+    assert guest.inner_text(f'[data-players="{game_id(page)}"]') == "Player 1 · You"
     # Against the computer: the other seat is "Computer", whatever this player is called.
     bot = phone("bot-name")
     name_and_open(bot, "x" * 40)
@@ -110,8 +126,11 @@ def test_no_name_and_the_computer(phone, server):
     bot.click("[data-new=bot]")
     bot.wait_for_selector(".table")
     assert other_name(bot) == "Computer"
-    _, answer = call(server, "GET", f"/games/{game_id(bot)}")
+    bot_id = game_id(bot)
+    _, answer = call(server, "GET", f"/games/{bot_id}")
     assert [s["name"] for s in answer["seats"]] == ["Zo\u00eb Ko", None]
+    bot.goto("/")
+    assert bot.inner_text(f'[data-players="{bot_id}"]') == "Zo\u00eb Ko · Computer"
 
 
 def test_share_copies_the_link_where_there_is_no_share_sheet(phone, server):

@@ -16,6 +16,7 @@ import { End } from './end.js';
 import { Curtain } from './curtain.js';
 import { Coach } from './coach.js';
 import { Follow, HistoryButton } from './follow.js';
+import { seatName } from '../names.js';
 
 function WatchDialog({ id, onClose }) {
   const link = `${location.origin}/#watch=${id}`;
@@ -99,6 +100,8 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     onRematch(view.mode, session.hotseat, bot ? bot.bot : null, id);
   };
 
+  // Who this phone plays, in the top bar (not on the table screen, nor behind the pass-and-play curtain).
+  const me = !watch && view && s.seat !== null && s.curtain === null ? seatName(s.seat, s.seats) : null;
   let body;
   if (s.error) {
     body = html`<p class="notice" role="alert">${t(`err.${s.error}`)}</p>
@@ -120,7 +123,8 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     <header class="bar" data-area="topbar">
       <a class="button link" href="#/">${t('table.home')}</a>
       <${Conn} conn=${s.conn} />
-      ${!watch && view ? html`<button type="button" class="link" aria-expanded=${showWatch ? 'true' : 'false'}
+      ${me ? html`<span class="bar-me pname" data-me=${s.seat} title=${me}><span class="sr-only">${t('pol.me')} </span>${me}</span>` : null}
+      ${!watch && view ? html`<button type="button" class="link watch-open" aria-expanded=${showWatch ? 'true' : 'false'}
         onClick=${() => setShowWatch(!showWatch)}>${t('watch.show')}</button>` : null}
       ${view && !s.error && s.seats.every((x) => x.taken) ? html`<${HistoryButton} />` : null}
       ${watch ? null : html`<a class="button link" href="#/rules" data-learn="rules">${t('learn.rules.short')}</a>`}

@@ -4,7 +4,16 @@ import { useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t } from '../i18n.js';
 import * as store from '../store.js';
-import { MAX_NAME, myName, setMyName } from '../names.js';
+import { MAX_NAME, myName, seatName, setMyName } from '../names.js';
+
+/** Who plays the game, as this device last saw its seats ("Anna · Computer"); this device's own seat
+ * is "You" when it has no name. Empty before the game was first opened here. */
+function players(g) {
+  const seats = Array.isArray(g.seats) ? g.seats : [];
+  const mine = new Set(Object.keys(g.tokens || {}).map(Number));
+  return seats.map((x) => (x.name || x.bot || !mine.has(x.seat) || g.hotseat ? seatName(x.seat, seats) : t('who.you')))
+    .join(' · ');
+}
 
 function modeName(g) {
   if (g.tutorial) return t('learn.mode');
@@ -55,6 +64,7 @@ export function Home({ onNew, onJoin, error, busy, install, onInstall, iosHint }
       <h2>${t('home.resume.title')}</h2>
       ${games.length ? html`<ul class="games">${games.map(([id, g]) => html`<li>
         <a class="button" href=${`#/g/${id}`} data-resume=${id}>${t('home.resume')}: ${modeName(g)}</a>
+        ${players(g) ? html`<span class="players pname" data-players=${id}>${players(g)}</span>` : null}
         <span class="hint">${t('home.started', { when: fmt.format(new Date(g.created)) })}</span></li>`)}</ul>`
         : html`<p class="hint">${t('home.none')}</p>`}
     </section>

@@ -166,7 +166,7 @@ function Other({ p, idx, ctx, open, onToggle }) {
         <span class="pname">${name}</span>${meta}
         <span class="minis" aria-hidden="true">${p.fields.map((f) => (f ? html`<span class=${`mini bean-${f[0]}`}>${f[1]}</span>` : html`<span class="mini">·</span>`))}</span>
         <span class="chev" aria-hidden="true">${open ? '▴' : '▾'}</span></button>`}
-    ${open ? html`<ul class="fields">${p.fields.map((f, i) => html`<${Field} i=${i} f=${f} worth=${p.harvest_values ? p.harvest_values[i] : undefined}
+    ${open ? html`<ul class=${`fields n${p.fields.length}`}>${p.fields.map((f, i) => html`<${Field} i=${i} f=${f} worth=${p.harvest_values ? p.harvest_values[i] : undefined}
       acts=${null} ctx=${ctx} owner=${idx} />`)}</ul>` : null}
   </section>`;
 }
