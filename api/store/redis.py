@@ -54,8 +54,20 @@ PREFIX = "cg:v1:"
 PATTERN = PREFIX + "g:*"
 _CHANNEL_HEAD = PREFIX + "g:{"
 
-# Reply prefixes of a server that is up but cannot accept writes now: answered as 503, like an outage.
-_UNAVAILABLE_REPLIES = ("MISCONF", "OOM", "READONLY", "MASTERDOWN", "NOREPLICAS", "LOADING", "BUSY")
+# A server that cannot be reached, or is up but cannot take commands now, is answered as 503: known by
+# the class redis-py raises, never by the text (redis-py drops the "OOM", "READONLY", "MASTERDOWN" prefix
+# from the text of the errors it has a class for). ConnectionError covers LOADING (BusyLoadingError) and
+# a full pool; ClusterDownError covers MASTERDOWN.
+_UNAVAILABLE = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.OutOfMemoryError,
+    redis.exceptions.ReadOnlyError,
+    redis.exceptions.ClusterDownError,
+    redis.exceptions.TryAgainError,
+)
+# Replies redis-py has no class for come as a plain ResponseError with their code kept in the text.
+_UNCLASSED_UNAVAILABLE = ("MISCONF", "NOREPLICAS", "BUSY ")
 
 # Connections per store object (per worker process): enough for far more commands per second than a
 # worker can make, few enough that many workers stay well under Redis's maxclients (10000).
@@ -578,9 +590,9 @@ def _errors() -> Iterator[None]:
     """Turn "cannot reach / cannot write now" into StoreUnavailable; other errors are bugs and pass."""
     try:
         yield
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
-        raise StoreUnavailable(f"redis: {exc}") from exc
+    except _UNAVAILABLE as exc:
+        raise StoreUnavailable(f"redis: {type(exc).__name__}: {exc}") from exc
     except redis.ResponseError as exc:
-        if str(exc).startswith(_UNAVAILABLE_REPLIES):
+        if str(exc).startswith(_UNCLASSED_UNAVAILABLE):
             raise StoreUnavailable(f"redis: {exc}") from exc
         raise

@@ -1,0 +1,67 @@
+"""A full Redis (maxmemory + noeviction) answers 503 store_unavailable, never 500, changes nothing, and the
+same move with the same key applies exactly once when memory is back (issue 18, findings 1 and 2).
+
+redis-py drops the "OOM" prefix from the error's text (it becomes the class OutOfMemoryError), so the
+store must recognise these errors by class."""
+
+from __future__ import annotations
+
+import redis
+import requests
+
+from api.store.redis import game_key
+from tests.security.conftest import bearer, duo_game, next_move
+
+PROBLEM = "application/problem+json"
+
+
+def fill(client: redis.Redis) -> int:
+    """Let Redis hold about 1 MB more than now, then write filler until it refuses even a few bytes
+    (a refused big value was counted with its request buffer: smaller ones may still fit); return the
+    number of keys written."""
+    used = int(client.info("memory")["used_memory"])
+    client.config_set("maxmemory", used + 1024 * 1024)
+    n = 0
+    for size in (65536, 1024, 16):
+        try:
+            while n < 100_000:
+                client.set(f"filler:{n}", "x" * size)
+                n += 1
+        except redis.exceptions.OutOfMemoryError:
+            continue
+        raise AssertionError("Redis never refused a write")
+    return n
+
+
+def test_full_redis_answers_503_and_applies_the_move_once_when_memory_is_back(gunicorn, rclient):
+    base = gunicorn.url
+    game_id, tokens = duo_game(base)
+    token, action, version = next_move(base, game_id, tokens)
+    log_before = rclient.get(game_key(game_id, "log")) or ""
+    try:
+        fill(rclient)
+        key = "move-under-oom-1"
+        for headers in (bearer(token) | {"Idempotency-Key": key}, bearer(token)):
+            resp = requests.post(f"{base}/api/v1/games/{game_id}/actions", headers=headers,
+                                 json={"action": action, "version": version}, timeout=30)
+            assert resp.status_code == 503, resp.text
+            assert resp.headers["Content-Type"] == PROBLEM
+            assert resp.json()["code"] == "store_unavailable"
+            assert int(resp.headers["Retry-After"]) > 0
+        # Creating a game needs writes too.
+        resp = requests.post(base + "/api/v1/games", json={"mode": "duo"}, timeout=30)
+        assert (resp.status_code, resp.json()["code"]) == (503, "store_unavailable")
+        # Nothing half-applied: same version, same log, no idempotency record.
+        assert requests.get(f"{base}/api/v1/games/{game_id}", timeout=10).json()["version"] == version
+        assert (rclient.get(game_key(game_id, "log")) or "") == log_before
+        assert not rclient.hexists(game_key(game_id, "idem"), key)
+    finally:
+        rclient.config_set("maxmemory", 0)
+    answers = [requests.post(f"{base}/api/v1/games/{game_id}/actions",
+                             headers=bearer(token) | {"Idempotency-Key": key},
+                             json={"action": action, "version": version}, timeout=30) for _ in range(2)]
+    assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]
+    assert [a.json()["version"] for a in answers] == [version + 1, version + 1]
+    assert answers[1].headers.get("Idempotent-Replayed") == "true"
+    assert requests.get(f"{base}/api/v1/games/{game_id}", timeout=10).json()["version"] == version + 1
+    assert (rclient.get(game_key(game_id, "log")) or "").count("\n") == log_before.count("\n") + 1
