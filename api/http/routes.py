@@ -8,10 +8,11 @@ from http import HTTPStatus
 import segno
 from flask import current_app, request
 from flask_smorest import Blueprint
-from webargs.flaskparser import FlaskParser
+from webargs.core import missing
+from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.routing import BaseConverter
 
-from api import auth
+from api import auth, clientjson
 from api.errors import CODES, PROBLEM_TYPE, ApiError
 from api.http.schemas import (
     ActionRequestSchema,
@@ -37,6 +38,12 @@ class _Parser(FlaskParser):
     # A body that does not match its schema is a bad request (400 invalid_request); 422 is kept for
     # the rules (illegal_action) and idempotency mismatches.
     DEFAULT_VALIDATION_STATUS = 400
+
+    def _raw_load_json(self, req):
+        # Bounded in depth (api.clientjson): deeply nested JSON is an invalid body, not a RecursionError.
+        if not is_json_request(req):
+            return missing
+        return clientjson.loads(req.get_data(cache=True))
 
 
 class _Blueprint(Blueprint):

@@ -36,7 +36,7 @@ from simple_websocket import ConnectionClosed
 from wsproto.events import TextMessage
 from wsproto.utilities import LocalProtocolError
 
-from api import auth, logs
+from api import auth, clientjson, logs
 from api.errors import ApiError, schema_detail
 from api.http.schemas import ActionRequestSchema
 from api.live import frames
@@ -488,8 +488,9 @@ class Session:
 
 
 def _parse(text):
+    """Return the client's message, or None when it is not JSON (or nests too deep: api.clientjson)."""
     try:
-        return json.loads(text)
+        return clientjson.loads(text)
     except (TypeError, ValueError):
         return None
 

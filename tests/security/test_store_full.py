@@ -10,7 +10,10 @@ import redis
 import requests
 
 from api.store.redis import game_key
-from tests.security.conftest import bearer, duo_game, next_move
+from tests.security import hostile
+from tests.security.hostile import bearer, duo_game, next_move
+
+gunicorn, rclient = hostile.gunicorn, hostile.rclient  # fixtures
 
 PROBLEM = "application/problem+json"
 
