@@ -23,6 +23,7 @@ def create_app(config: dict | None = None) -> Flask:
 
     from api import gctune, logs, metrics
     from api.http import openapi, probes, problems, routes, web
+    from api.limits import Limiter
     from api.live import ws
     from api.live.hub import Hub
     from api.service import GameService, Lifetimes
@@ -56,8 +57,7 @@ def create_app(config: dict | None = None) -> Flask:
         store,
         Lifetimes(game=c["GAME_TTL"], finished=c["FINISHED_TTL"], lobby=c["LOBBY_TTL"],
                   transfer=c["TRANSFER_TTL"]),
-        join_limit=c["JOIN_LIMIT"],
-        join_window=c["JOIN_WINDOW"],
+        limiter=Limiter.from_config(store, c),
         bot_budgets={"mc": {"playouts": c["BOT_MC_PLAYOUTS"], "width": c["BOT_MC_WIDTH"]}},
         fanout=hub,
         observer=watching,

@@ -32,8 +32,25 @@ class Config:
     # A seat-transfer code is meant to be used at once, from the phone next to the old one.
     TRANSFER_TTL = 15 * 60
 
-    # Join-code brute-force guard: at most JOIN_LIMIT join attempts per client address per window.
+    # Rate limits (api.limits), counted in the store, so shared by every worker and host: at most
+    # <KIND>_LIMIT events per <KIND>_WINDOW seconds (a fixed window from the first event); past it a
+    # request gets 429 rate_limited with Retry-After. A "client" is an IPv4 address or an IPv6 /64.
+    # 0 switches a limit off. The defaults leave a real table far below them (a night of two phones
+    # and a tablet behind one home router creates a few games an hour and makes a move every few
+    # seconds) and bound what one client can do to the store: README "Limits".
+    # Games created per client (rematches are not counted: they need a finished game).
+    CREATE_LIMIT = 30
+    CREATE_WINDOW = 600
+    # Actions per seat of a game, over HTTP and the websocket together (a whole solo game is about 400).
+    MOVE_LIMIT = 600
+    MOVE_WINDOW = 60
+    # Websocket hellos per client (every reconnect of a phone is one).
+    HELLO_LIMIT = 60
+    HELLO_WINDOW = 60
+    # Join-code brute-force guard: failed join/transfer codes per client, and from all clients together
+    # (a right code is not counted; a code space of 31^6 must not be searched from many addresses).
     JOIN_LIMIT = 10
+    JOIN_TOTAL_LIMIT = 120
     JOIN_WINDOW = 60
     # Number of reverse proxies in front whose X-Forwarded-For may be trusted (0: use the peer address).
     PROXY_COUNT = 0
@@ -79,6 +96,14 @@ ENV_KEYS = {
     "ALCABOHNE_PROXY_COUNT": ("PROXY_COUNT", int),
     "REDIS_URL": ("STORE_URL", str),
     "ALCABOHNE_JOIN_LIMIT": ("JOIN_LIMIT", int),
+    "ALCABOHNE_JOIN_TOTAL_LIMIT": ("JOIN_TOTAL_LIMIT", int),
+    "ALCABOHNE_JOIN_WINDOW": ("JOIN_WINDOW", int),
+    "ALCABOHNE_CREATE_LIMIT": ("CREATE_LIMIT", int),
+    "ALCABOHNE_CREATE_WINDOW": ("CREATE_WINDOW", int),
+    "ALCABOHNE_MOVE_LIMIT": ("MOVE_LIMIT", int),
+    "ALCABOHNE_MOVE_WINDOW": ("MOVE_WINDOW", int),
+    "ALCABOHNE_HELLO_LIMIT": ("HELLO_LIMIT", int),
+    "ALCABOHNE_HELLO_WINDOW": ("HELLO_WINDOW", int),
     "ALCABOHNE_BOT_MC_PLAYOUTS": ("BOT_MC_PLAYOUTS", int),
     "ALCABOHNE_BOT_MC_WIDTH": ("BOT_MC_WIDTH", int),
     "ALCABOHNE_WS_PING_INTERVAL": ("WS_PING_INTERVAL", float),

@@ -23,6 +23,7 @@ import engine
 import engine.bots
 from api import auth, gamelog, jsontext, night, records
 from api.errors import ApiError
+from api.limits import Limiter
 from api.recent import RecentGames
 from api.store.base import CommitResult, GameStore, StoreUnavailable
 from engine.bots import hint as hint_bot
@@ -143,13 +144,13 @@ class GameService:
     `observer` hears how requests went.
     """
 
-    def __init__(self, store: GameStore, lifetimes: Lifetimes, *, join_limit: int, join_window: int,
+    def __init__(self, store: GameStore, lifetimes: Lifetimes, *, limiter: Limiter | None = None,
                  bot_budgets: dict[str, dict] | None = None, fanout: FanOut | None = None,
                  observer: Observer | None = None):
         self.store = store
         self.ttl = lifetimes
-        self.join_limit = join_limit
-        self.join_window = join_window
+        # Rate limits (api.limits): none when not given (tests of the service alone).
+        self.limiter = limiter or Limiter(store, {})
         # Per bot name, the budget keywords of engine.bots.choose (api.config BOT_MC_PLAYOUTS, _WIDTH).
         self.bot_budgets = bot_budgets or {}
         self.recent = RecentGames()  # what a move may start from without a read (api.recent)
@@ -260,11 +261,12 @@ class GameService:
         attempt: otherwise this would be a way to guess codes around the join limit).
         """
         if code is not None:
-            self._throttle_joins(client)
+            self.limiter.guess(client)
             norm = auth.normalize_code(code)
             target = self.store.get_code(norm) if norm else None
             if target is None or target.split("#", 1)[0] != game_id:
                 raise ApiError("unknown_code", "That code is not a live code of this game.")
+            self.limiter.guessed_right(client)
             return join_url(base_url, norm)
         game = self._load(game_id)
         self._seat(game, token, required=True)
@@ -282,13 +284,16 @@ class GameService:
         return self.ttl.game
 
     def create(self, mode: str, dealer: int | None, base_url: str, bot: str | None = None,
-               name: str | None = None, tutorial: bool = False) -> dict:
+               name: str | None = None, tutorial: bool = False, client: str | None = None) -> dict:
         """Start a game; return the creator's answer (seat 0, its token, and a join code for duo; with
         `bot` in duo, seat 1 is that bot's and there is no join code). `name`: the creator's name
         (already cleaned: api.night.clean_name). `tutorial` (solo): the fixed tutorial deal
-        (api.night.TUTORIAL_SEED). Raises invalid_request."""
+        (api.night.TUTORIAL_SEED). `client` (api.limits.client_key) is counted against the creation
+        limit. Raises invalid_request, rate_limited."""
         if mode not in MODES:
             raise ApiError("invalid_request", f"mode must be one of {', '.join(MODES)}")
+        if client is not None:
+            self.limiter.charge("create", client)
         if bot is not None and bot not in engine.bots.BOTS:
             raise ApiError("invalid_request", f"bot must be one of {', '.join(engine.bots.BOTS)}")
         # Without `dealer` the engine draws the dealer from the seed (R50), which comes from `secrets`.
@@ -388,6 +393,7 @@ class GameService:
         game = self.recent.get(game_id, expected) or self._load(game_id)
         game = self._catch_up(game_id, game)
         seat = self._seat(game, token, required=True)
+        self.limiter.charge("move", f"{game_id}:{seat}")  # every action request of a seat counts
         fingerprint = _fingerprint(seat, body)
         if expected != game.version:
             if idem_key and expected < game.version:
@@ -576,17 +582,6 @@ class GameService:
         return ApiError("stale_version", f"The game is at version {game.version}; look again and retry.",
                         version=game.version, view=engine.view(game.state(), seat))
 
-    def _throttle_joins(self, client: str) -> None:
-        """Count one code attempt from `client`; raise rate_limited past the limit.
-
-        Every attempt counts, not only failed ones: `hit` can only count, and a budget that a correct
-        guess could still spend would not stop guessing. Honest players need one or two attempts.
-        """
-        if self.store.hit(f"join:{client}", self.join_window) > self.join_limit:
-            raise ApiError("rate_limited",
-                           f"At most {self.join_limit} join attempts in {self.join_window} s; wait.",
-                           headers={"Retry-After": str(self.join_window)})
-
     def join(self, code: str, client: str, base_url: str, name: str | None = None,
              token: str | None = None) -> dict:
         """Take the seat a join or transfer code opens; return {game_id, version, seat, token, view, seats}.
@@ -594,9 +589,9 @@ class GameService:
         whose `token` holds a seat of the code's game gets that seat back with the same token, and
         nothing changes (the host's phone opening its own join link must not take the other seat).
 
-        Raises rate_limited (too many attempts from `client`), unknown_code.
+        Raises rate_limited (too many failed codes from `client`, or from everyone), unknown_code.
         """
-        self._throttle_joins(client)
+        self.limiter.guess(client)
         norm = auth.normalize_code(code)
         if norm is None:
             raise ApiError("unknown_code",
@@ -616,6 +611,7 @@ class GameService:
             if own is not None:  # already seated here: answer that seat, leave the code for the other
                 body = self._game_body(game_id, game.version, doc, game.state(), own, base_url)
                 body["token"] = token
+                self.limiter.guessed_right(client)
                 return body
             seat, change = self._seat_for_code(doc, norm, binding)
             was = night.names(doc)[seat]
@@ -633,6 +629,7 @@ class GameService:
             res, commit = self._change(game_id, game, doc, seat, change, name=night.names(doc)[seat], **undo)
             if res.status == "ok":
                 self.store.delete_code(norm)
+                self.limiter.guessed_right(client)
                 body = self._game_body(game_id, commit.game.version, doc, commit.game.state(), seat, base_url)
                 body["token"] = token
                 return body

@@ -31,6 +31,7 @@ from api.http.schemas import (
     SeatGrantSchema,
     TransferSchema,
 )
+from api.limits import client_key
 from api.service import GameService, dumps
 
 
@@ -100,6 +101,11 @@ def _token() -> str | None:
         raise ApiError("bad_token", str(err)) from None
 
 
+def _client() -> str:
+    """The caller's rate-limit bucket (api.limits): its IPv4 address or IPv6 /64."""
+    return client_key(request.remote_addr)
+
+
 def _base_url() -> str:
     return current_app.config["PUBLIC_URL"] or request.host_url
 
@@ -116,11 +122,11 @@ def _require_json_body():
 @blp.arguments(CreateGameSchema())
 @blp.response(201, SeatGrantSchema, description="The game, the creator's seat (0) and its token; for duo "
               "also the join code and join link for the second player.")
-@problems("invalid_request")
+@problems("invalid_request", "rate_limited")
 def create_game(args):
     """Create a game."""
     body = _service().create(args["mode"], args["dealer"], _base_url(), bot=args["bot"], name=args["name"],
-                             tutorial=args["tutorial"])
+                             tutorial=args["tutorial"], client=_client())
     return _json(body, 201, {"Location": f"/api/v1/games/{body['game_id']}"})
 
 
@@ -133,7 +139,7 @@ def create_game(args):
 @problems("unknown_code", "rate_limited", "bad_token")
 def join_game(args):
     """Take a seat with a join code, or move a seat here with a transfer code."""
-    return _json(_service().join(args["code"], request.remote_addr or "unknown", _base_url(),
+    return _json(_service().join(args["code"], _client(), _base_url(),
                                  name=args["name"], token=_token()))
 
 
@@ -153,7 +159,7 @@ def get_game(game_id):
               "the same Idempotency-Key gets this same answer (header Idempotent-Replayed: true).")
 @blp.doc(security=TOKEN)
 @problems("invalid_action", "bad_token", "not_your_turn", "unknown_game", "stale_version", "illegal_action",
-          "idempotency_mismatch")
+          "idempotency_mismatch", "rate_limited")
 def post_action(headers, args, game_id):
     """Make a move."""
     service = _service()
@@ -224,8 +230,7 @@ def transfer_seat(game_id):
 @problems("unknown_game", "bad_token", "unknown_code", "rate_limited")
 def join_qr(args, game_id):
     """Draw a join (or transfer) link as a QR code."""
-    client = request.remote_addr or "unknown"
-    link = _service().join_link(game_id, _token(), args.get("code"), client, _base_url())
+    link = _service().join_link(game_id, _token(), args.get("code"), _client(), _base_url())
     # A standalone document: an <img src> shows an SVG only when it declares the SVG namespace, which
     # svg_inline leaves out (it is meant for pasting into HTML).
     buf = io.BytesIO()

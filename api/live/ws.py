@@ -39,6 +39,7 @@ from wsproto.utilities import LocalProtocolError
 from api import auth, clientjson, logs
 from api.errors import ApiError, schema_detail
 from api.http.schemas import ActionRequestSchema
+from api.limits import client_key
 from api.live import frames
 from api.live.frames import encode
 from api.live.hub import CLOSE, FLUSH, INBOUND, Connection, Hub
@@ -141,6 +142,7 @@ class Session:
         self.hub: Hub = current_app.extensions["alcabohne.hub"]
         self.service = current_app.extensions["alcabohne.service"]
         self.base_url = current_app.config["PUBLIC_URL"] or request.host_url
+        self.client = client_key(request.remote_addr)  # its rate-limit bucket (api.limits)
         ping = ws.ping_interval
         self.idle = float(ping) if ping else 25.0
         self.raw = ws.sock
@@ -274,6 +276,11 @@ class Session:
             return False
         if text is None:
             self.refuse(self.error("invalid_request", "Send {\"type\": \"hello\", ...} first."))
+            return False
+        try:
+            self.service.limiter.charge("hello", self.client)
+        except ApiError as err:
+            self.refuse(self.error(err.code, err.detail, **err.extra))
             return False
         msg = _parse(text)
         token = msg.get("token") if isinstance(msg, dict) else None

@@ -95,6 +95,8 @@ SERVER = {
                           "detail": {"type": "string"},
                           "version": _VERSION,
                           "view": _VIEW,
+                          "retry_after": {"type": "integer", "minimum": 1,
+                                          "description": "rate_limited: seconds to wait (as Retry-After)."},
                       }, ("id", "code", "status", "detail")),
     "resync": _message("resync", "The server may have missed changes (its store connection came back and "
                        "the game could not be read): reconnect with hello and your version.", {}),

@@ -135,8 +135,15 @@ class GameStore(ABC):
         """Forget a code (it was used or replaced)."""
 
     @abstractmethod
-    def hit(self, key: str, window: int) -> int:
-        """Count one event for `key` in a fixed window of `window` seconds; return the count so far."""
+    def hit(self, key: str, limit: int, window: int, cost: int = 1) -> float | None:
+        """Rate limits (api.limits), shared by every process on this backend: count `cost` events for
+        `key` in a fixed window of `window` seconds that starts with the key's first counted event.
+
+        Returns None when the count stays within `limit` (the events are counted), else the seconds
+        until the window ends (> 0; the events are not counted, so a refused client does not push its
+        own window on). A negative `cost` takes back events counted in the current window (never below
+        0) and returns None. One indivisible step: concurrent callers never both take the last unit.
+        """
 
     @abstractmethod
     def subscribe(

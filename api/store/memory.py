@@ -163,15 +163,21 @@ class MemoryStore(GameStore):
         with self._lock:
             self._codes.pop(code, None)
 
-    def hit(self, key: str, window: int) -> int:
-        """Count one event in the fixed window that started with the first hit; return the count."""
+    def hit(self, key: str, limit: int, window: int, cost: int = 1) -> float | None:
+        """Count events in the fixed window that started with the first one (see GameStore.hit)."""
         with self._lock:
             now = self._tick()
             count, ends = self._hits.get(key, (0, 0.0))
             if ends <= now:
                 count, ends = 0, now + window
-            self._hits[key] = (count + 1, ends)
-            return count + 1
+            if cost < 0:
+                if count:
+                    self._hits[key] = (max(count + cost, 0), ends)
+                return None
+            if count + cost > limit:
+                return ends - now
+            self._hits[key] = (count + cost, ends)
+            return None
 
     # -- fan-out and lifecycle ---------------------------------------------------------------------
 

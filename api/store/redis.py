@@ -179,10 +179,23 @@ return 1
 """
 
 # KEYS: counter.  ARGV: window.  TTL < 0 repairs a counter that lost its expiry.
+# GameStore.hit: KEYS[1] the counter; ARGV limit, window (ms), cost. Returns -1 (counted, or taken
+# back) or the milliseconds left of the window (refused, nothing counted).
 _HIT = """
-local n = redis.call('INCR', KEYS[1])
-if n == 1 or redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return n
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+local cost = tonumber(ARGV[3])
+if cost < 0 then
+  if n > 0 then redis.call('DECRBY', KEYS[1], math.min(-cost, n)) end
+  return -1
+end
+if n + cost > tonumber(ARGV[1]) then
+  local left = redis.call('PTTL', KEYS[1])
+  if left > 0 then return left end
+  return tonumber(ARGV[2])
+end
+redis.call('INCRBY', KEYS[1], cost)
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return -1
 """
 
 
@@ -393,10 +406,13 @@ class RedisStore(GameStore):
         with _errors():
             self._client.delete(PREFIX + "code:" + code)
 
-    def hit(self, key: str, window: int) -> int:
-        """Count one event in the fixed window that started with the first hit; return the count."""
+    def hit(self, key: str, limit: int, window: int, cost: int = 1) -> float | None:
+        """Count events in the fixed window that started with the first one (see GameStore.hit): one
+        script, so every worker and host sharing this Redis shares the limit."""
         with _errors():
-            return int(self._hit(keys=[PREFIX + "rl:" + key], args=[window]))
+            left = int(self._hit(keys=[PREFIX + "rl:" + key], args=[limit, int(window * 1000), cost]))
+        return None if left < 0 else left / 1000
+
 
     # -- fan-out -----------------------------------------------------------------------------------
 

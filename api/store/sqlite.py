@@ -243,16 +243,22 @@ class SqliteStore(GameStore):
         with self._write() as (conn, _now):
             conn.execute("DELETE FROM codes WHERE code=?", (code,))
 
-    def hit(self, key: str, window: int) -> int:
-        """Count one event in the fixed window that started with the first hit; return the count."""
+    def hit(self, key: str, limit: int, window: int, cost: int = 1) -> float | None:
+        """Count events in the fixed window that started with the first one (see GameStore.hit)."""
         with self._write() as (conn, now):
             row = conn.execute("SELECT count, window_end FROM hits WHERE key=?", (key,)).fetchone()
             count, ends = (0, now + window) if row is None or row[1] <= now else row
+            if cost < 0:
+                if count:
+                    conn.execute("UPDATE hits SET count=? WHERE key=?", (max(count + cost, 0), key))
+                return None
+            if count + cost > limit:
+                return ends - now
             conn.execute(
                 "INSERT OR REPLACE INTO hits (key, count, window_end) VALUES (?, ?, ?)",
-                (key, count + 1, ends),
+                (key, count + cost, ends),
             )
-            return count + 1
+            return None
 
     # -- fan-out and lifecycle ---------------------------------------------------------------------
 

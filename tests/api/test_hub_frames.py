@@ -26,14 +26,14 @@ LIFETIMES = Lifetimes(game=3600, finished=600, lobby=600, transfer=600)
 @pytest.fixture
 def service():
     store = MemoryStore()
-    yield GameService(store, LIFETIMES, join_limit=100, join_window=60)
+    yield GameService(store, LIFETIMES)
     store.close()
 
 
 def worker(store) -> tuple[GameService, Hub]:
     """Return the service and hub of one more worker process over `store` (as create_app builds them)."""
     hub = Hub(store, ping_interval=25)
-    return GameService(store, LIFETIMES, join_limit=100, join_window=60, fanout=hub), hub
+    return GameService(store, LIFETIMES, fanout=hub), hub
 
 
 def duo(service: GameService):

@@ -174,10 +174,17 @@ def test_codes_put_get_delete(store: GameStore) -> None:
 
 def test_hit_counts_within_a_window_then_restarts(store: GameStore) -> None:
     key = "ip:" + uuid.uuid4().hex
-    assert [store.hit(key, 1) for _ in range(3)] == [1, 2, 3]
-    assert store.hit("other:" + key, 1) == 1
+    assert [store.hit(key, 3, 1) for _ in range(3)] == [None, None, None]
+    refused = store.hit(key, 3, 1)  # the fourth: refused, with the rest of the window, and not counted
+    assert refused is not None and 0 < refused <= 1
+    assert store.hit("other:" + key, 3, 1) is None
+    assert store.hit(key, 3, 1, cost=-1) is None  # taken back: one more fits
+    assert store.hit(key, 3, 1) is None
+    assert store.hit(key, 3, 1) is not None
     time.sleep(1.1)
-    assert store.hit(key, 1) == 1
+    assert store.hit(key, 3, 1) is None
+    assert store.hit("new:" + key, 3, 1, cost=-1) is None  # taking back from nothing counts nothing
+    assert [store.hit("new:" + key, 3, 1) for _ in range(4)][-1] is not None
 
 
 # -- lifetimes -------------------------------------------------------------------------------------
@@ -424,7 +431,7 @@ def test_redis_more_threads_than_connections_wait_instead_of_failing(redis_serve
         try:
             for _ in range(100):
                 store.load(game_id)
-                store.hit("burst", 60)
+                store.hit("burst", 1601, 60)
         except Exception as err:  # noqa: BLE001 - collected for the assertion
             failures.append(err)
 
@@ -439,7 +446,8 @@ def test_redis_more_threads_than_connections_wait_instead_of_failing(redis_serve
             for t in threads:
                 t.join()
             assert failures == []
-            assert store.hit("burst", 60) == 1601
+            assert store.hit("burst", 1601, 60) is None  # the 1601st: every one of 1600 was counted
+            assert store.hit("burst", 1601, 60) is not None
             assert most[0] <= 2 + 1  # the pool, plus the admin connection asking
     finally:
         store.close()
@@ -457,7 +465,7 @@ def test_redis_keys_are_hash_tagged_and_expire(redis_server) -> None:
         store.create(game_id, "v1", HOUR)
         store.commit(game_id, 1, "v2", ttl=HOUR, idem_key="k", fingerprint="f", log="e2")
         store.put_code("ABC", game_id, 60)
-        store.hit("ip", 60)
+        store.hit("ip", 10, 60)
         with redis.Redis.from_url(redis_server.url, decode_responses=True) as raw:
             tag = f"cg:v1:g:{{{game_id}}}"
             assert sorted(raw.keys(tag + "*")) == [tag + ":idem", tag + ":log", tag + ":state"]
@@ -545,7 +553,7 @@ def test_redis_down_raises_store_unavailable_then_recovers(redis_server) -> None
                 lambda: store.load(game_id),
                 lambda: store.commit(game_id, 1, "v2", ttl=HOUR),
                 lambda: store.create(new_id(), "x", HOUR),
-                lambda: store.hit("k", 10),
+                lambda: store.hit("k", 10, 10),
                 lambda: store.subscribe(lambda g, v: None),
             ):
                 with pytest.raises(StoreUnavailable):

@@ -1,14 +1,17 @@
-"""Fixtures of the hostile-client tests (issue 18): a private redis-server per module and real gunicorn
-in front of it. Every test here talks to the server over its sockets, as an attacker would."""
+"""Fixtures of the hardening tests: a private redis-server per test module and real gunicorn servers on it.
+
+`serve(**env)` starts `gunicorn -k gthread` (2 workers) on that Redis with the given ALCABOHNE_* settings;
+every server is stopped at teardown. Behind PROXY_COUNT=1 (which every server here sets) the app takes the
+client address from X-Forwarded-For, so one test can speak from many addresses (`as_from`).
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import redis
-import requests
 
 from tests.live.servers import Gunicorn
 from tests.redis_server import RedisServer, redis_server_binary
@@ -16,7 +19,7 @@ from tests.redis_server import RedisServer, redis_server_binary
 
 @pytest.fixture(scope="module")
 def redis_server() -> Iterator[RedisServer]:
-    """A private redis-server of this module's own (tests here change its settings: maxmemory, SIGSTOP)."""
+    """A private redis-server for the module's tests (never the shared one on 6379)."""
     if redis_server_binary() is None:
         message = "redis-server is not on PATH (Debian package redis-server; .ci/run installs it)"
         if os.environ.get("ALCABOHNE_CI") == "1":
@@ -30,38 +33,27 @@ def redis_server() -> Iterator[RedisServer]:
         server.remove()
 
 
-@pytest.fixture(scope="module")
-def gunicorn(redis_server: RedisServer) -> Iterator[Gunicorn]:
-    """One gunicorn worker (gthread) on the module's Redis."""
-    with Gunicorn(redis_server.url, workers=1, threads=8) as server:
-        yield server
-
-
 @pytest.fixture
-def rclient(redis_server: RedisServer) -> Iterator[redis.Redis]:
-    """A plain client of the module's Redis (to look at keys and change settings)."""
-    client = redis.Redis.from_url(redis_server.url, decode_responses=True)
+def serve(redis_server: RedisServer) -> Iterator[Callable[..., Gunicorn]]:
+    """Start gunicorn (2 gthread workers) on the flushed private Redis with `env` settings."""
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    started: list[Gunicorn] = []
+
+    def start(workers: int = 2, threads: int = 8, **env: str) -> Gunicorn:
+        settings = {"ALCABOHNE_PROXY_COUNT": "1", **{f"ALCABOHNE_{k}": str(v) for k, v in env.items()}}
+        server = Gunicorn(redis_server.url, workers=workers, threads=threads, extra_env=settings)
+        started.append(server)
+        server.start()
+        return server
+
     try:
-        yield client
+        yield start
     finally:
-        client.close()
+        for server in started:
+            server.stop()
 
 
-def duo_game(base: str) -> tuple[str, dict[int, str]]:
-    """Create a duo game over HTTP and take its second seat; return (game id, {seat: token})."""
-    grant = requests.post(base + "/api/v1/games", json={"mode": "duo"}, timeout=10).json()
-    joined = requests.post(base + "/api/v1/games/join", json={"code": grant["join_code"]}, timeout=10).json()
-    assert "token" in joined, joined
-    return grant["game_id"], {0: grant["token"], 1: joined["token"]}
-
-
-def next_move(base: str, game_id: str, tokens: dict[int, str]) -> tuple[str, dict, int]:
-    """Return (token of the seat to move, a legal action of it, the game's version)."""
-    table = requests.get(f"{base}/api/v1/games/{game_id}", timeout=10).json()
-    token = tokens[table["view"]["active"]]
-    mine = requests.get(f"{base}/api/v1/games/{game_id}", headers=bearer(token), timeout=10).json()
-    return token, mine["view"]["legal_actions"][0], mine["version"]
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
+def as_from(address: str) -> dict[str, str]:
+    """Headers that make the app (PROXY_COUNT=1) see the request as coming from `address`."""
+    return {"X-Forwarded-For": address}

@@ -1,0 +1,16 @@
+"""Rate limits lifted for tests and benchmarks that play many games from one address (127.0.0.1).
+
+api.limits counts games created, moves, websocket hellos and failed join codes per client address; a
+test suite creates hundreds of games from one address in minutes, which the defaults (api.config) are
+made to refuse. tests/conftest.py puts ENV into the environment of every test session (create_app and
+the gunicorn subprocesses read it); the benchmarks in tests/perf/ pass it to their servers. The tests
+of the limits themselves (tests/security/) set their own limits explicitly, which win.
+"""
+
+ENV = {
+    "ALCABOHNE_CREATE_LIMIT": "1000000",
+    "ALCABOHNE_MOVE_LIMIT": "1000000",
+    "ALCABOHNE_HELLO_LIMIT": "1000000",
+    "ALCABOHNE_JOIN_LIMIT": "1000000",
+    "ALCABOHNE_JOIN_TOTAL_LIMIT": "1000000",
+}
