@@ -22,7 +22,7 @@ def create_app(config: dict | None = None) -> Flask:
     from flask import Flask
 
     from api import gctune, logs, metrics
-    from api.http import openapi, probes, problems, routes, web
+    from api.http import bodysize, openapi, probes, problems, routes, web
     from api.limits import Limiter
     from api.live import ws
     from api.live.hub import Hub
@@ -35,6 +35,7 @@ def create_app(config: dict | None = None) -> Flask:
     # Errors go out as problem+json by our own handlers; never as HTML debugger pages.
     app.config["PROPAGATE_EXCEPTIONS"] = False
     logs.init_app(app)  # X-Request-Id in and out, on every log line of the request
+    bodysize.init_app(app)  # every body past MAX_CONTENT_LENGTH is 413, chunked or not
 
     if app.config["PROXY_COUNT"]:
         from werkzeug.middleware.proxy_fix import ProxyFix

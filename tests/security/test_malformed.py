@@ -74,3 +74,30 @@ def test_a_deeply_nested_hello_is_refused_with_an_error_frame(gunicorn):
         assert json.loads(text)["code"] == "invalid_request"
     finally:
         live.close()
+
+
+def test_a_body_over_the_limit_is_413_and_not_applied_chunked_or_not(gunicorn):
+    base = gunicorn.url
+    game_id, token, action, version = solo_game(base)
+    body = json.dumps({"action": action, "version": version}).encode() + b" " * 2_000_000
+
+    def chunked():
+        for i in range(0, len(body), 65536):
+            yield body[i:i + 65536]
+
+    headers = bearer(token) | {"Content-Type": "application/json"}
+    for data in (chunked(), body):
+        resp = requests.post(f"{base}/api/v1/games/{game_id}/actions", data=data, headers=headers, timeout=60)
+        assert resp.status_code == 413, resp.text[:300]
+        assert resp.headers["Content-Type"] == "application/problem+json"
+        assert resp.json()["code"] == "payload_too_large"
+    # Just over the limit, chunked, is too much as well; nothing was applied.
+    small = json.dumps({"action": action, "version": version}).encode() + b" " * (16 * 1024)
+    resp = requests.post(f"{base}/api/v1/games/{game_id}/actions", data=iter([small]), headers=headers,
+                         timeout=60)
+    assert (resp.status_code, resp.json()["code"]) == (413, "payload_too_large")
+    assert requests.get(f"{base}/api/v1/games/{game_id}", timeout=10).json()["version"] == version
+    # The server still takes the same move sent plainly.
+    resp = requests.post(f"{base}/api/v1/games/{game_id}/actions", headers=bearer(token),
+                         json={"action": action, "version": version}, timeout=10)
+    assert (resp.status_code, resp.json()["version"]) == (200, version + 1)
