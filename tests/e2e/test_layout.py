@@ -39,6 +39,32 @@ BOXES = """() => {
 }"""
 
 
+# The table screen from two metres: the smallest text in the table part and in the history column, and
+# whatever ends outside the 1024x768 screen (nothing may: the page does not scroll and cuts nothing off).
+TV_TEXT = """() => {
+  const small = { board: 99, history: 99 };
+  const cut = [];
+  for (const el of document.querySelectorAll('.table.tv *')) {
+    if (el.closest('.sr-only') || !el.getClientRects().length) continue;
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    const r = el.getBoundingClientRect();
+    if (own) {
+      const part = el.closest('.history-slot') ? 'history' : 'board';
+      small[part] = Math.min(small[part], parseFloat(getComputedStyle(el).fontSize));
+    }
+    if (!el.closest('.history-slot') && r.bottom > innerHeight + 0.5) cut.push(el.className || el.tagName);
+  }
+  return { small, cut: cut.slice(0, 5), scroll: document.documentElement.scrollHeight - innerHeight };
+}"""
+
+
+def assert_tv_readable(page) -> None:
+    got = page.evaluate(TV_TEXT)
+    assert got["scroll"] <= 1 and not got["cut"], got  # (1 px: rounding of the em-sized rows)
+    # About 6 mm capitals on a 10" tablet (the table's counts and names are larger still).
+    assert got["small"]["board"] >= 20 and got["small"]["history"] >= 18, got
+
+
 def assert_on_screen(page, where: str) -> None:
     got = page.evaluate(BOXES)
     assert got["scrollY"] == 0, f"{where}: the page was scrolled to {got['scrollY']}"
@@ -106,6 +132,7 @@ def test_duo_without_scrolling(phone, server, monkeypatch):
     tablet.goto(f"/#watch={game_id}")
     tablet.wait_for_selector(".table.tv")
     axe_check(tablet, "layout-table-screen-1024-start")
+    assert_tv_readable(tablet)
     shots = Shots("layout-duo-390")
     decision, check = decide_and_check(shots)
     seen = {"n": 0}
@@ -115,11 +142,13 @@ def test_duo_without_scrolling(phone, server, monkeypatch):
         seen["n"] += 1
         if seen["n"] == 25:  # mid-game: the table screen at its fullest
             tablet.wait_for_selector('.table[data-busy="0"]')
+            assert_tv_readable(tablet)
             axe_check(tablet, "layout-table-screen-1024-mid")
             axe_check(page, "layout-duo-390-mid")
 
     play(server, game_id, tokens, [a, b], check=check, decision=watch_too)  # with the away summary
     tablet.wait_for_selector('.table[data-phase="over"]')
+    assert_tv_readable(tablet)
     shot(tablet, "layout-table-screen-1024-over")
     shot(b, "layout-duo-390-over")
 
