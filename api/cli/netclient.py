@@ -91,7 +91,7 @@ def ws_url(base_url: str, game_id: str) -> str:
 class LiveSocket:
     """One websocket to one game: hello on connect, JSON frames in and out.
 
-    `version` is the newest state version received; `recv` drops states at or below it (PROTOCOL §7).
+    `version` is the newest state version received; `recv` drops states at or below it (docs/protocol.md §12).
     """
 
     def __init__(self, base_url: str, game_id: str, token: str | None, *, since: int = 0):
