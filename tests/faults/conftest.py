@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from api.store.redis import RedisStore
+from tests import limits_off
 from tests.live.servers import Gunicorn
 from tests.redis_server import RedisServer, redis_server_binary
 
@@ -46,7 +47,7 @@ def server(redis_server: RedisServer) -> Iterator[Gunicorn]:
     """gunicorn, 2 gthread workers, on the private Redis; stopped afterwards."""
     # Every game is joined from this one address: lift the join-code guard (10 a minute).
     with Gunicorn(redis_server.url, workers=2, threads=48, ping=2.0,
-                  extra_env={"ALCABOHNE_JOIN_LIMIT": "1000000"}) as running:
+                  extra_env=limits_off.ENV) as running:
         yield running
 
 

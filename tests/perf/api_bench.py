@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests import limits_off  # noqa: E402
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -145,6 +147,7 @@ def main() -> None:
     wait_for(rclient.ping, 10, "redis-server")
     env = dict(os.environ)
     env.pop("REDIS_URL", None)
+    env.update(limits_off.ENV)  # every game comes from this one address
     # The workers import the baselines (and with them Flask), as they import the app; the arbiter not.
     code = ("from api.cli.serve import serve\n"
             "def app(config):\n"

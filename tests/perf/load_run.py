@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from api.store.redis import RedisStore  # noqa: E402
+from tests import limits_off  # noqa: E402
 from tests.faults.conftest import production_fsync  # noqa: E402
 from tests.faults.driver import run_load, socket_workers, verify  # noqa: E402
 from tests.live.servers import Gunicorn  # noqa: E402
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         production_fsync(redis_server)
         # Every game is joined from this one address: lift the join-code guard (10 a minute).
         with Gunicorn(redis_server.url, workers=args.workers, threads=args.threads, ping=25.0,
-                      extra_env={"ALCABOHNE_JOIN_LIMIT": "1000000"}) as server:
+                      extra_env=limits_off.ENV) as server:
             faults = {
                 "kill-worker": lambda games: os.kill(min(socket_workers(games) & set(server.worker_pids())),
                                                      signal.SIGKILL),

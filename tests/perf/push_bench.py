@@ -54,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from api.cli.netclient import HttpApi, LiveSocket  # noqa: E402
 from api.sizing import threads_for  # noqa: E402
+from tests import limits_off  # noqa: E402
 from tests.live.servers import Gunicorn  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 
@@ -395,7 +396,7 @@ def main() -> int:
         threads = threads_for(most, 2)
         gunicorn = Gunicorn(server.url, workers=2, threads=threads, ping=25.0,
                             app="tests.perf.baselines:create_app()",
-                            extra_env={"ALCABOHNE_JOIN_LIMIT": "1000000"})
+                            extra_env=limits_off.ENV)
         gunicorn.start()
         try:
             results = {}
