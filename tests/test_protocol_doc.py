@@ -242,3 +242,20 @@ def test_the_examples_are_what_the_engine_says():
     assert json.dumps(planted) in " ".join(section8.split())  # written inline, across a line break
     (revealed,) = _json_blocks(section8)
     assert revealed == engine.apply(after_plant, {"type": "end_phase"})[1]
+
+
+def test_the_move_limit_comes_after_the_seat_and_before_the_version():
+    """docs/protocol.md §9 step 5 and §11: every action request of a seat counts, refused ones too;
+    past the limit the answer is 429 with Retry-After and retry_after, whatever else is wrong."""
+    client = create_app({"STORE": MemoryStore(), "PUBLIC_URL": "http://table.test", "MOVE_LIMIT": 2,
+                         "MOVE_WINDOW": 60}).test_client()
+    solo = client.post(f"{API}/games", json={"mode": "solo"}).get_json()
+    url, auth = f"{API}/games/{solo['game_id']}/actions", {"Authorization": f"Bearer {solo['token']}"}
+    stale = {"action": {"type": "end_phase"}, "version": solo["version"] + 7}
+    assert client.post(url, json=stale, headers=auth).status_code == 409
+    assert client.post(url, json=stale, headers=auth).status_code == 409
+    refused = client.post(url, json=stale, headers=auth)
+    assert refused.status_code == 429 and refused.get_json()["code"] == "rate_limited"
+    assert int(refused.headers["Retry-After"]) == refused.get_json()["retry_after"] >= 1
+    # A request without a seat is refused before it is counted.
+    assert client.post(url, json=stale).get_json()["code"] == "bad_token"
