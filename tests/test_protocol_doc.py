@@ -259,3 +259,13 @@ def test_the_move_limit_comes_after_the_seat_and_before_the_version():
     assert int(refused.headers["Retry-After"]) == refused.get_json()["retry_after"] >= 1
     # A request without a seat is refused before it is counted.
     assert client.post(url, json=stale).get_json()["code"] == "bad_token"
+
+
+def test_error_table_matches_the_api():
+    """§9 lists every error code of the API with its status."""
+    from api.errors import CODES
+
+    rows = _rows(_section("9. Errors"))
+    assert set(rows) == set(CODES)
+    for code, (status, _title) in CODES.items():
+        assert f"| {status}" in rows[code], code
