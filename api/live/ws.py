@@ -392,20 +392,28 @@ class Session:
             return
         logs.bind_request_id(self.request_id)
         replies: list[str] = []
+        sent = False
         try:
-            self.after_replies = []
-            if not self.read_all(replies):
-                self.conn.wake()  # closed: the handler thread ends the session
+            try:
+                self.after_replies = []
+                if not self.read_all(replies):
+                    self.conn.wake()  # closed: the handler thread ends the session
+            except Exception:
+                log.exception("websocket of %s failed", self.game_id)
+                replies.append(encode(self.error("internal_error")))
+                self.conn.close()
+            finally:
+                with self.send_lock:
+                    # Under the lock that direct() takes: a frame pushed from now on goes out after these.
+                    texts = replies + self.after_replies
+                    self.after_replies, self.acting = None, False
+                    sent = not texts or self._write(texts)
         except Exception:
-            log.exception("websocket of %s failed", self.game_id)
-            replies.append(encode(self.error("internal_error")))
-            self.conn.close()
+            # This is simple-websocket's reader thread: an error escaping here would end it silently,
+            # leaving a socket nobody reads or pings. Say so, and close the socket properly instead.
+            log.exception("websocket of %s: answering failed; closing", self.game_id)
+            self.hang_up(1011, "internal error")
         finally:
-            with self.send_lock:
-                # Under the lock that direct() takes: a frame pushed from now on goes out after these.
-                texts = replies + self.after_replies
-                self.after_replies, self.acting = None, False
-                sent = not texts or self._write(texts)
             self.reading.release()
         if not sent:
             self.conn.wake()  # gone: the handler thread ends the session
@@ -448,6 +456,9 @@ class Session:
     def handle(self, text) -> dict | None:
         """Answer one client message: an action gets ack or error; hello again is ignored."""
         msg = _parse(text)
+        if msg is None:  # not JSON we read (too deep, half a surrogate pair): answer with its id if any
+            return self.error("invalid_request", "Messages are JSON objects (UTF-8 text, nested at most "
+                              f"{clientjson.MAX_DEPTH} levels).", _id_of_malformed(text))
         msg_id = msg.get("id") if isinstance(msg, dict) else None
         msg_id = msg_id if isinstance(msg_id, str) and 0 < len(msg_id) <= MAX_ID else None
         kind = msg.get("type") if isinstance(msg, dict) else None
@@ -500,6 +511,23 @@ def _parse(text):
         return clientjson.loads(text)
     except (TypeError, ValueError):
         return None
+
+
+def _id_of_malformed(text) -> str | None:
+    """Return the message id of a message `_parse` refused, when the text has a usable one (so the
+    client can tell which of its messages was refused), else None."""
+    try:
+        msg = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    msg_id = msg.get("id") if isinstance(msg, dict) else None
+    if not (isinstance(msg_id, str) and 0 < len(msg_id) <= MAX_ID):
+        return None
+    try:
+        msg_id.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return msg_id
 
 
 def _is_int(value) -> bool:

@@ -101,3 +101,36 @@ def test_a_body_over_the_limit_is_413_and_not_applied_chunked_or_not(gunicorn):
     resp = requests.post(f"{base}/api/v1/games/{game_id}/actions", headers=bearer(token),
                          json={"action": action, "version": version}, timeout=10)
     assert (resp.status_code, resp.json()["version"]) == (200, version + 1)
+
+
+def test_a_lone_surrogate_gets_an_error_frame_and_the_socket_keeps_being_served(gunicorn):
+    base = gunicorn.url
+    game_id, token, action, version = solo_game(base)
+    live = LiveSocket(base, game_id, token).connect()
+    try:
+        live.wait(lambda f: f["type"] == "state")
+        # Raw JSON text: the escape stands for half a UTF-16 pair, which no UTF-8 text can hold.
+        live.ws.send('{"type": "action", "id": "\\ud800", "version": %d, "action": %s}'
+                     % (version, json.dumps(action)))
+        frame = live.wait(lambda f: f["type"] == "error")
+        assert frame["code"] == "invalid_request"
+        live.ws.send('{"type": "action", "id": "s-2", "version": %d, "action": {"type": "\\udfff"}}' % version)
+        frame = live.wait(lambda f: f["type"] == "error")
+        assert frame["id"] == "s-2" and frame["code"] in ("invalid_request", "invalid_action"), frame
+        msg_id = live.action(action, version)
+        assert live.wait(lambda f: f["type"] in ("ack", "error")) == {"type": "ack", "id": msg_id,
+                                                                        "version": version + 1}
+    finally:
+        live.close()
+
+
+def test_a_lone_surrogate_over_http_is_refused(gunicorn):
+    base = gunicorn.url
+    game_id, token, action, version = solo_game(base)
+    for body in ('{"action": {"type": "\\ud800"}, "version": %d}' % version,
+                 '{"action": %s, "version": %d, "\\ud800": 1}' % (json.dumps(action), version)):
+        resp = requests.post(f"{base}/api/v1/games/{game_id}/actions", data=body, timeout=10,
+                             headers=bearer(token) | {"Content-Type": "application/json"})
+        assert resp.status_code in (400, 422), resp.text[:300]
+        assert resp.json()["code"] in ("invalid_request", "invalid_action")
+    assert requests.get(f"{base}/api/v1/games/{game_id}", timeout=10).json()["version"] == version
