@@ -139,12 +139,12 @@ export function useAway(id, s, { watch, hotseat }) {
   return a ? { a, close: () => { awayClosed.set(id, a.turn); redraw((n) => n + 1); } } : null;
 }
 
-/** The summary itself: a heading with its close button, whose turn it was, one line per phase. */
+/** The summary itself: a one-line heading (its close button floats beside it), one line per phase.
+ * Every line names who did what, so no sub-heading takes room from them. */
 export function AwayPanel({ away: { a, close } }) {
   return html`<section class="away" aria-labelledby="away-title" data-follow="away" data-turn=${a.turn}>
-      <div class="away-head"><h2 id="away-title">${t('away.title')}</h2>
-        <button type="button" class="link" data-follow="away-close" onClick=${close}>${t('hist.close')}</button></div>
-      <p class="away-sub">${t('away.sub', { who: a.who })}</p>
+      <button type="button" class="link away-close" data-follow="away-close" onClick=${close}>${t('hist.close')}</button>
+      <h2 id="away-title">${t('away.title')}</h2>
       <ul>${a.rows.map((r) => html`<li><strong>${phaseName(r.phase)}:</strong> ${r.text}</li>`)}</ul>
     </section>`;
 }
