@@ -76,6 +76,13 @@ class Config:
     # of waiting for a pool thread that the sockets hold (a full gthread pool hangs HTTP too). 0: no cap.
     # `alcabohne serve` and deploy/gunicorn.conf.py set it to the pool less its HTTP headroom (api.sizing).
     WS_MAX_SOCKETS = 0
+    # Websocket admission (api.live.admission), per process: sockets that have not said hello yet (beside
+    # WS_MAX_SOCKETS; they get 5 s), sockets from one client and to one game in any state, and token-less
+    # watchers of one game. The last eighth of WS_MAX_SOCKETS is kept for seated players. 0: no cap.
+    WS_MAX_PENDING = 16
+    WS_MAX_PER_CLIENT = 16
+    WS_MAX_PER_GAME = 24
+    WS_MAX_WATCHERS_PER_GAME = 8
 
     # Young-generation threshold of Python's cyclic garbage collector in the server process (api.gctune:
     # fewer, bounded collections, each of which stalls every socket of the worker); 0 keeps Python's 700.
@@ -109,6 +116,10 @@ ENV_KEYS = {
     "ALCABOHNE_WS_PING_INTERVAL": ("WS_PING_INTERVAL", float),
     "ALCABOHNE_WS_ORIGINS": ("WS_ALLOWED_ORIGINS", lambda v: [o.strip() for o in v.split(",") if o.strip()]),
     "ALCABOHNE_WS_MAX_SOCKETS": ("WS_MAX_SOCKETS", int),
+    "ALCABOHNE_WS_MAX_PENDING": ("WS_MAX_PENDING", int),
+    "ALCABOHNE_WS_MAX_PER_CLIENT": ("WS_MAX_PER_CLIENT", int),
+    "ALCABOHNE_WS_MAX_PER_GAME": ("WS_MAX_PER_GAME", int),
+    "ALCABOHNE_WS_MAX_WATCHERS_PER_GAME": ("WS_MAX_WATCHERS_PER_GAME", int),
     "ALCABOHNE_GC_THRESHOLD": ("GC_THRESHOLD", int),
 }
 

@@ -1,6 +1,7 @@
 """Rate limits lifted for tests and benchmarks that play many games from one address (127.0.0.1).
 
-api.limits counts games created, moves, websocket hellos and failed join codes per client address; a
+api.limits counts games created, moves, websocket hellos and failed join codes per client address
+(and api.live.admission caps sockets per address and game); a
 test suite creates hundreds of games from one address in minutes, which the defaults (api.config) are
 made to refuse. tests/conftest.py puts ENV into the environment of every test session (create_app and
 the gunicorn subprocesses read it); the benchmarks in tests/perf/ pass it to their servers. The tests
@@ -13,4 +14,9 @@ ENV = {
     "ALCABOHNE_HELLO_LIMIT": "1000000",
     "ALCABOHNE_JOIN_LIMIT": "1000000",
     "ALCABOHNE_JOIN_TOTAL_LIMIT": "1000000",
+    # Websocket admission (api.live.admission): many sockets of one game from one address.
+    "ALCABOHNE_WS_MAX_PER_CLIENT": "0",
+    "ALCABOHNE_WS_MAX_PER_GAME": "0",
+    "ALCABOHNE_WS_MAX_WATCHERS_PER_GAME": "0",
+    "ALCABOHNE_WS_MAX_PENDING": "0",
 }

@@ -41,26 +41,25 @@ from api.errors import ApiError, schema_detail
 from api.http.schemas import ActionRequestSchema
 from api.limits import client_key
 from api.live import frames
+from api.live.admission import Admission, Ticket
 from api.live.frames import encode
 from api.live.hub import CLOSE, FLUSH, INBOUND, Connection, Hub
 from api.live.ws_schema import SCHEMA
 from api.live.wssocket import SerialSocket
-from api.sizing import SocketGate
 from api.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 WS_PATH = "/api/v1/games/<game_id:game_id>/ws"
 SCHEMA_URL = "/api/v1/ws.schema.json"
-# Seconds a new socket has to send its hello.
-HELLO_TIMEOUT = 10.0
+# Seconds a new socket has to send its hello: a phone sends it at once; a socket that says nothing holds
+# one of the few pending places (api.live.admission) for no longer than this.
+HELLO_TIMEOUT = 5.0
 # A send that cannot hand its bytes to the kernel in this many seconds means a dead or stuck client.
 SEND_TIMEOUT = 10.0
 # Largest message accepted from a client (an action is well under 1 KB).
 MAX_MESSAGE = 16 * 1024
 MAX_ID = 255
-# Seconds a client refused for lack of room (server_busy) is asked to wait before it tries again.
-BUSY_RETRY_AFTER = 10
 # Most frames written at once by a handler thread (an ack and the states queued behind it).
 BATCH_FRAMES = 16
 # What a send raises when the client is gone (or the reader thread closed the socket meanwhile: a frame
@@ -94,7 +93,10 @@ def init_app(app) -> None:
     options.update(app.config.get("SOCK_SERVER_OPTIONS") or {})
     options["event_class"] = WakeEvent
     app.config["SOCK_SERVER_OPTIONS"] = options
-    app.extensions["alcabohne.ws_gate"] = SocketGate(app.config["WS_MAX_SOCKETS"])
+    c = app.config
+    app.extensions["alcabohne.ws_gate"] = Admission(
+        c["WS_MAX_SOCKETS"], pending=c["WS_MAX_PENDING"], per_client=c["WS_MAX_PER_CLIENT"],
+        per_game=c["WS_MAX_PER_GAME"], watchers_per_game=c["WS_MAX_WATCHERS_PER_GAME"])
     app.register_blueprint(bp)
 
 
@@ -107,24 +109,23 @@ def ws_schema():
 @bp.before_request
 def _admit():
     """Refuse a handshake from a browser page of another site, when allowed origins are configured, and
-    one past WS_MAX_SOCKETS open sockets in this process (each holds a pool thread for its life)."""
+    one past this process's places for sockets (each holds a pool thread for its life): api.live.admission."""
     if not request.path.endswith("/ws"):
         return
     allowed = current_app.config["WS_ALLOWED_ORIGINS"]
     if allowed and request.headers.get("Origin") not in allowed:
         raise ApiError("forbidden_origin", f"Origin {request.headers.get('Origin')!r} may not open sockets.")
-    gate: SocketGate = current_app.extensions["alcabohne.ws_gate"]
-    if not gate.enter():
-        raise ApiError("server_busy", f"This server process holds its {gate.limit} live connections.",
-                       headers={"Retry-After": str(BUSY_RETRY_AFTER)})
-    g.ws_gate = gate  # counted out when the request (the socket's whole life) ends
+    admission: Admission = current_app.extensions["alcabohne.ws_gate"]
+    # Counted out when the request (the socket's whole life) ends.
+    game_id = (request.view_args or {}).get("game_id", "")
+    g.ws_ticket = admission.enter(client_key(request.remote_addr), game_id)
 
 
 @bp.teardown_request
 def _count_out(_exc) -> None:
-    gate = g.pop("ws_gate", None)
-    if gate is not None:
-        gate.leave()
+    ticket = g.pop("ws_ticket", None)
+    if ticket is not None:
+        current_app.extensions["alcabohne.ws_gate"].leave(ticket)
 
 
 @sock.route(WS_PATH, bp=bp)
@@ -294,8 +295,12 @@ class Session:
             # A player coming back lets the bot make the moves it is due (a GET never commits).
             self.service.resume(self.game_id)
             first = self.service.get(self.game_id, token or None, self.base_url)
+            # A watcher takes one of the places left to watchers; a seated player may use the reserve.
+            ticket: Ticket | None = g.get("ws_ticket")
+            if ticket is not None:
+                current_app.extensions["alcabohne.ws_gate"].hello(ticket, seated=first["seat"] is not None)
         except ApiError as err:
-            self.refuse(self.error(err.code, err.detail))
+            self.refuse(self.error(err.code, err.detail, **err.extra))
             return False
         self.token = token or None
         seat = first["seat"]
