@@ -84,6 +84,10 @@ class Config:
     WS_MAX_PER_GAME = 24
     WS_MAX_WATCHERS_PER_GAME = 8
 
+    # Serve GET /metrics to clients on this host only (others get 404). `alcabohne serve`, which listens on
+    # every interface of a LAN, sets it; deploy/ binds to 127.0.0.1 and nginx admits the host only.
+    METRICS_LOCAL_ONLY = False
+
     # Young-generation threshold of Python's cyclic garbage collector in the server process (api.gctune:
     # fewer, bounded collections, each of which stalls every socket of the worker); 0 keeps Python's 700.
     GC_THRESHOLD = 50_000
@@ -93,6 +97,10 @@ class Config:
     API_VERSION = "1"
     OPENAPI_VERSION = "3.1.0"
     JSON_SORT_KEYS = False
+
+
+def _flag(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes")
 
 
 # Environment variables read at start (tests pass a mapping instead).
@@ -121,6 +129,7 @@ ENV_KEYS = {
     "ALCABOHNE_WS_MAX_PER_GAME": ("WS_MAX_PER_GAME", int),
     "ALCABOHNE_WS_MAX_WATCHERS_PER_GAME": ("WS_MAX_WATCHERS_PER_GAME", int),
     "ALCABOHNE_GC_THRESHOLD": ("GC_THRESHOLD", int),
+    "ALCABOHNE_METRICS_LOCAL_ONLY": ("METRICS_LOCAL_ONLY", _flag),
 }
 
 

@@ -8,6 +8,9 @@
   "msg", "request_id"?, "exc"?}`.
 - Tokens: the app never logs a token, a header or a query string; as a second line of defence the
   formatter masks anything shaped like a bearer token or a `"token": ...` member before writing.
+  Join and transfer codes are masked too (`code=`, `#join=`, `"join_code": ...`): gunicorn's own
+  warnings quote a refused request line whole, query string included. `alcabohne serve` writes
+  gunicorn's lines in their usual plain form through `PlainFormatter`, which masks the same.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ _SECRETS = [
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"), r"\1***"),
     (re.compile(r'(?i)("?token"?\s*[:=]\s*"?)[^",}\s]+'), r"\1***"),
     (re.compile(r"[A-Za-z0-9_-]{40,}"), "***"),
+    # Join and transfer codes (6 characters, typed with any case and separators): in a query string or
+    # a join link, and as a JSON member (error codes, with their underscores, are left alone).
+    (re.compile(r"(?i)((?:[?&;]|\\x26)(?:code|join)=)[^&;\s'\"\\]*"), r"\1***"),
+    (re.compile(r"(?i)(#join=)[^&\s'\"\\]*"), r"\1***"),
+    (re.compile(r'(?i)("(?:join_code|transfer_code|code)"\s*:\s*")[A-Za-z0-9 -]{1,16}(?=")'), r"\1***"),
 ]
 
 
@@ -78,6 +86,16 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
+class PlainFormatter(logging.Formatter):
+    """gunicorn's usual line (`[time] [pid] [LEVEL] message`), secrets masked as by JsonFormatter."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s [%(process)d] [%(levelname)s] %(message)s", "[%Y-%m-%d %H:%M:%S %z]")
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
 def init_app(app) -> None:
     """Give every request an id (X-Request-Id in and out)."""
 
@@ -94,14 +112,14 @@ def init_app(app) -> None:
         return resp
 
 
-def logconfig_dict(level: str = "INFO") -> dict:
+def logconfig_dict(level: str = "INFO", *, plain: bool = False) -> dict:
     """Return a logging.config dict that sends the app's and gunicorn's logs to stderr as JSON lines
-    (gunicorn's `logconfig_dict` setting)."""
+    (gunicorn's `logconfig_dict` setting), or with `plain` as gunicorn's usual lines; masked either way."""
     handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {"()": "api.logs.JsonFormatter"}},
+        "formatters": {"json": {"()": "api.logs.PlainFormatter" if plain else "api.logs.JsonFormatter"}},
         "handlers": {"stderr": handler},
         "root": {"level": level, "handlers": ["stderr"]},
         "loggers": {

@@ -27,6 +27,7 @@ Metrics:
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 import threading
@@ -124,6 +125,15 @@ def register(app, watching: MetricsObserver) -> None:
     app.register_blueprint(bp)
 
 
+def _loopback(address: str | None) -> bool:
+    try:
+        ip = ipaddress.ip_address((address or "").split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return (mapped or ip).is_loopback
+
+
 def _transport() -> str:
     # Outside a request context: a websocket's reader thread, where api.live.ws answers actions.
     return "ws" if not has_request_context() or request.path.endswith("/ws") else "http"
@@ -131,7 +141,14 @@ def _transport() -> str:
 
 @bp.get("/metrics")
 def metrics():
-    """Serve the metrics in Prometheus text format (every worker's, in multiprocess mode)."""
+    """Serve the metrics in Prometheus text format (every worker's, in multiprocess mode).
+
+    With METRICS_LOCAL_ONLY (set by `alcabohne serve`, which listens on every interface), only a client
+    on this host gets them; anyone else gets 404, as if there were none."""
+    if current_app.config.get("METRICS_LOCAL_ONLY") and not _loopback(request.remote_addr):
+        from api.errors import ApiError
+
+        raise ApiError("not_found", "No such resource.")
     scrape = CollectorRegistry()
     scrape.register(current_app.extensions["alcabohne.active_games"])
     if MULTIPROCESS:

@@ -97,6 +97,7 @@ def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: 
     `app_factory(config)` builds the WSGI app in each worker (default: api.create_app); the benchmarks
     pass one that adds their baselines to the real app (tests/perf/baselines.py).
     """
+    from api import logs
     from api.store import open_store
 
     redis_url = redis_url or os.environ.get("REDIS_URL") or None
@@ -142,8 +143,12 @@ def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: 
         "control_socket_disable": True,
         "accesslog": None,
         "errorlog": "-",
+        # gunicorn's warnings quote refused request lines, join codes and all: masked (api.logs).
+        "logconfig_dict": logs.logconfig_dict(plain=True),
     }
     app_config = {"STORE_URL": store_url, "DATA_DIR": data_dir, "PUBLIC_URL": base}
+    if not os.environ.get("ALCABOHNE_METRICS_LOCAL_ONLY"):  # on every interface: metrics for this host only
+        app_config["METRICS_LOCAL_ONLY"] = True
     if not os.environ.get("ALCABOHNE_WS_MAX_SOCKETS"):  # past the pool, refuse sockets (api.sizing)
         app_config["WS_MAX_SOCKETS"] = socket_cap(threads)
     _Server(settings, app_config, app_factory).run()
