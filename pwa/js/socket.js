@@ -79,6 +79,8 @@ export class LiveSocket {
       } catch {
         return;
       }
+      // Refused before the hello was taken (server_busy, rate_limited): come back when the server says.
+      if (msg && msg.type === 'error' && !msg.id && msg.retry_after > 0) this.wait = msg.retry_after * 1000;
       this.onMessage(msg);
     };
     ws.onclose = () => {
@@ -102,6 +104,8 @@ export class LiveSocket {
     if (this.stopped) return;
     const base = Math.min(10000, 500 * 2 ** this.attempt);
     this.attempt += 1;
-    this.timer = setTimeout(() => this.connect(), base / 2 + Math.random() * (base / 2));
+    const delay = Math.max(this.wait || 0, base / 2 + Math.random() * (base / 2));
+    this.wait = 0;
+    this.timer = setTimeout(() => this.connect(), delay);
   }
 }
