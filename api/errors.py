@@ -33,9 +33,17 @@ CODES: dict[str, tuple[int, str]] = {
     "method_not_allowed": (405, "Method not allowed on this resource"),
     "payload_too_large": (413, "The request body is too large"),
     "store_unavailable": (503, "The game store cannot be reached; nothing was changed"),
+    "outcome_unknown": (503, "The game store did not answer in time: the action may or may not have been "
+                             "applied"),
     "server_busy": (503, "This server holds all the live connections it can; retry shortly"),
     "internal_error": (500, "Internal server error"),
 }
+
+# What to do after outcome_unknown, over HTTP and the websocket alike.
+OUTCOME_UNKNOWN_DETAIL = ("Unknown outcome: the store did not answer in time, so this action may or may not "
+                          "have been applied. Resend it with the same key or id (Idempotency-Key, or the "
+                          "message id): it is applied at most once, and the answer says what it made. "
+                          "Without a key, look at the game before sending it again.")
 
 
 class ApiError(Exception):

@@ -13,7 +13,8 @@ registry is used. The variable must be set before this module is first imported.
 Metrics:
   alcabohne_actions_total{outcome,transport}   counter: every move, by outcome (ok, replayed, stale,
                                                 illegal, invalid, not_your_turn, bad_token, unknown_game,
-                                                unavailable, mismatch, error) and transport (http, ws)
+                                                unavailable, unknown, mismatch, error) and transport
+                                                (http, ws); unknown: the store never answered the commit
   alcabohne_action_seconds{transport}           histogram: time to answer a move (load, apply, commit)
   alcabohne_open_sockets                        gauge: open websockets (summed over live workers)
   alcabohne_fanout_seconds                      histogram: one push of a game: its new state (read
@@ -75,6 +76,7 @@ OUTCOMES = {
     "unknown_game": "unknown_game",
     "idempotency_mismatch": "mismatch",
     "store_unavailable": "unavailable",
+    "outcome_unknown": "unknown",
 }
 
 bp = Blueprint("metrics", __name__)

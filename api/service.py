@@ -10,6 +10,7 @@ record, log entry, publish). Every payload leaving here went through `engine.vie
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -25,7 +26,7 @@ from api import auth, gamelog, jsontext, night, records
 from api.errors import ApiError
 from api.limits import Limiter
 from api.recent import RecentGames
-from api.store.base import CommitResult, GameStore, StoreUnavailable
+from api.store.base import CommitResult, GameStore, OutcomeUnknown, StoreUnavailable
 from engine.bots import hint as hint_bot
 
 MODES = ("duo", "solo")
@@ -370,6 +371,9 @@ class GameService:
         except ApiError as err:
             outcome = err.code
             raise
+        except OutcomeUnknown:
+            outcome = "outcome_unknown"
+            raise
         except StoreUnavailable:
             outcome = "store_unavailable"
             raise
@@ -425,7 +429,10 @@ class GameService:
                                    idem_key=idem_key, fingerprint=fingerprint)
         self._check_idempotency(res.status)
         if res.status == "ok":
-            self._play_bots(game_id, commit.game)
+            # The caller's move is stored: a store failing now does not make it unapplied. The bot's
+            # turn is then taken up when the game is next touched (`_catch_up`).
+            with contextlib.suppress(StoreUnavailable):
+                self._play_bots(game_id, commit.game)
             return Outcome(game_id, seat, commit.game.version, False, commit)
         if res.status == "duplicate":
             return Outcome(game_id, seat, res.version, True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from http import HTTPStatus
 
-from api.errors import PROBLEM_TYPE, ApiError, schema_detail
+from api.errors import OUTCOME_UNKNOWN_DETAIL, PROBLEM_TYPE, ApiError, schema_detail
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ def register(app, api) -> None:
     """Install the problem+json handlers on `app` and on flask-smorest's `api` (which has its own)."""
     from werkzeug.exceptions import HTTPException
 
-    from api.store.base import StoreUnavailable
+    from api.store.base import OutcomeUnknown, StoreUnavailable
 
     def on_api_error(err: ApiError):
         return problem_response(err)
@@ -77,6 +77,9 @@ def register(app, api) -> None:
 
     def on_store_unavailable(error: StoreUnavailable):
         log.warning("store unavailable: %s", error)
+        if isinstance(error, OutcomeUnknown):
+            return problem_response(ApiError("outcome_unknown", OUTCOME_UNKNOWN_DETAIL,
+                                             headers={"Retry-After": "5"}))
         return problem_response(ApiError("store_unavailable", headers={"Retry-After": "5"}))
 
     def on_unexpected(error: Exception):

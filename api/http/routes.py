@@ -136,7 +136,7 @@ def create_game(args):
               "sending a token that holds a seat of the code's game gets that seat and token back "
               "instead, and nothing changes (the code stays open for the other player).")
 @blp.doc(security=OPTIONAL_TOKEN)
-@problems("unknown_code", "rate_limited", "bad_token")
+@problems("unknown_code", "rate_limited", "bad_token", "outcome_unknown")
 def join_game(args):
     """Take a seat with a join code, or move a seat here with a transfer code."""
     return _json(_service().join(args["code"], _client(), _base_url(),
@@ -156,10 +156,13 @@ def get_game(game_id):
 @blp.arguments(IdempotencyHeaderSchema(), location="headers")
 @blp.arguments(ActionRequestSchema())
 @blp.response(200, ActionResultSchema, description="Accepted: the new version, view and events. A retry with "
-              "the same Idempotency-Key gets this same answer (header Idempotent-Replayed: true).")
+              "the same Idempotency-Key gets this same answer (header Idempotent-Replayed: true). A 503 "
+              "`outcome_unknown` means the store did not answer in time and the action may or may not have "
+              "been applied: resend it with the same Idempotency-Key to learn which (it is applied at most "
+              "once); without a key, look at the game first.")
 @blp.doc(security=TOKEN)
 @problems("invalid_action", "bad_token", "not_your_turn", "unknown_game", "stale_version", "illegal_action",
-          "idempotency_mismatch", "rate_limited")
+          "idempotency_mismatch", "rate_limited", "outcome_unknown")
 def post_action(headers, args, game_id):
     """Make a move."""
     service = _service()
@@ -208,7 +211,7 @@ def get_record(game_id):
               "for the same seat. The finished game then shows it as `rematch`, and its sockets get a "
               "`rematch` frame. No body.")
 @blp.doc(security=TOKEN)
-@problems("unknown_game", "bad_token", "game_not_over", "seat_taken")
+@problems("unknown_game", "bad_token", "game_not_over", "seat_taken", "outcome_unknown")
 def rematch(game_id):
     """Play again: the next game of a finished game."""
     return _json(_service().rematch(game_id, _token(), _base_url()))

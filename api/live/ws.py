@@ -37,7 +37,7 @@ from wsproto.events import TextMessage
 from wsproto.utilities import LocalProtocolError
 
 from api import auth, clientjson, logs
-from api.errors import ApiError, schema_detail
+from api.errors import OUTCOME_UNKNOWN_DETAIL, ApiError, schema_detail
 from api.http.schemas import ActionRequestSchema
 from api.limits import client_key
 from api.live import frames
@@ -46,7 +46,7 @@ from api.live.frames import encode
 from api.live.hub import CLOSE, FLUSH, INBOUND, Connection, Hub
 from api.live.ws_schema import SCHEMA
 from api.live.wssocket import SerialSocket
-from api.store.base import StoreUnavailable
+from api.store.base import OutcomeUnknown, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -498,6 +498,8 @@ class Session:
                 answer = json.loads(self.service.answer(outcome, self.base_url))
         except ApiError as err:
             return self.error(err.code, err.detail, msg_id, **err.extra)
+        except OutcomeUnknown:  # sent, never answered: the client's resend with this id finds out
+            return self.error("outcome_unknown", OUTCOME_UNKNOWN_DETAIL, msg_id)
         except StoreUnavailable:
             return self.error("store_unavailable", "", msg_id)
         if not outcome.replayed:

@@ -24,6 +24,11 @@ class StoreUnavailable(RuntimeError):
     """The backend cannot be reached; the API answers 503 and changes nothing."""
 
 
+class OutcomeUnknown(StoreUnavailable):
+    """A commit was sent and no answer came back (a timeout): it may or may not have been applied. The
+    API says so (503 outcome_unknown): the caller resends with the same idempotency key to find out."""
+
+
 @dataclass(frozen=True)
 class CommitResult:
     """What `commit` did.

@@ -2,7 +2,7 @@
 
 Keys (all of one game hash-tagged by its id, so each Lua script touches a single cluster slot):
 
-    cg:v1:g:{<gid>}:state        hash  v=<version> s=<document>           lifetime = the game's ttl
+    cg:v1:g:{<gid>}:state        hash  v=<version> s=<document> t=<token>  lifetime = the game's ttl
     cg:v1:g:{<gid>}:idem         hash  <key>="<version> <fingerprint>"     IDEMPOTENCY_TTL after the last
     cg:v1:g:{<gid>}:log          string  one line per version from 2 on    the game's ttl
     cg:v1:g:{<gid>}              pub/sub channel; message "<version>\n<document>\n<log entry>[\n<frames>]"
@@ -17,6 +17,13 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
 
 A commit is one Lua script: idempotency check, CAS on the version, write, EXPIRE,
 idempotency record, log append and PUBLISH happen atomically in one round trip.
+
+A commit whose answer is lost (a timeout: the server may be frozen, not gone) is sent again, and the
+server runs every copy it got, in order. So each commit carries a token of its own (`t`, the token of
+the latest commit): a copy that finds its own token there was applied by an earlier copy and answers
+"ok", where it would have met a version that moved on and answered "conflict" (a move applied yet
+reported as refused). When no copy got an answer, nobody knows whether the commit was applied:
+`commit` raises OutcomeUnknown instead of StoreUnavailable ("nothing was changed").
 
 Bytes per game are a budget (tests/perf/storage_bench.py): a game's idempotency records are fields of
 one hash (a key per record costs about 150 bytes, a field in a small hash about 60), and its log is one
@@ -37,6 +44,7 @@ then subscribers read.
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -46,7 +54,7 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from .base import IDEMPOTENCY_TTL, CommitResult, GameStore, StoreUnavailable, without_snapshot
+from .base import IDEMPOTENCY_TTL, CommitResult, GameStore, OutcomeUnknown, StoreUnavailable, without_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +89,12 @@ _LISTEN_SLICE = 0.25
 _RECONNECT_FIRST, _RECONNECT_CAP = 0.1, 2.0
 
 # KEYS: state, log, idem.  ARGV: expected, doc, ttl, idem key ('' for none), fingerprint, log, idem ttl,
-# channel, frames.  Returns {status, version}: for a duplicate, the version the key's commit produced.
+# channel, frames, commit token.  Returns {status, version}: for a duplicate, the version the key's
+# commit produced; "ok" also for a copy of the latest commit (its token), which writes nothing.
 _COMMIT = """
-local v = redis.call('HGET', KEYS[1], 'v')
+local v, t = unpack(redis.call('HMGET', KEYS[1], 'v', 't'))
 local current = v and tonumber(v) or 0
+if t == ARGV[10] then return {'ok', current} end
 if ARGV[4] ~= '' then
   local rec = redis.call('HGET', KEYS[3], ARGV[4])
   if rec then
@@ -96,7 +106,7 @@ end
 if current == 0 then return {'missing', 0} end
 if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
 local new = tostring(current + 1)
-redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2])
+redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2], 't', ARGV[10])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[4], new .. ' ' .. ARGV[5])
@@ -296,7 +306,7 @@ class RedisStore(GameStore):
         keys = [game_key(game_id, "state"), game_key(game_id, "log"), game_key(game_id, "idem")]
         args = [
             expected_version, doc, ttl, "" if idem_key is None else idem_key, fingerprint, log,
-            IDEMPOTENCY_TTL, game_channel(game_id), frames,
+            IDEMPOTENCY_TTL, game_channel(game_id), frames, secrets.token_hex(6),
         ]  # fmt: skip
         with _errors():
             status, version = self._run(self._commit, keys, args)
@@ -315,8 +325,9 @@ class RedisStore(GameStore):
         HOT_IDLE of them aside, taken from the pool once. When the server lost the script (NOSCRIPT: a
         restart, SCRIPT FLUSH) or the connection broke (a restarted server shows here first), the
         script object takes over: it loads the script, or retries as every other command does (a
-        retried commit answers "duplicate" or "conflict", never applies twice).
-        Raises redis errors like the script object.
+        retried commit finds its own token, or answers "duplicate" or "conflict": never applies twice).
+        Raises redis errors like the script object; OutcomeUnknown when a copy was sent and no copy
+        got an answer.
         """
         pool = self._client.connection_pool
         try:
@@ -324,8 +335,10 @@ class RedisStore(GameStore):
         except IndexError:
             conn = pool.get_connection()
         clean = False  # nothing unread on the connection
+        sent = False  # the server may have the command
         try:
             conn.send_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            sent = True
             reply = conn.read_response()
             clean = True
             return reply
@@ -343,7 +356,14 @@ class RedisStore(GameStore):
                 if not clean:
                     conn.disconnect()  # the pool connects it again when it is next used
                 pool.release(conn)
-        return script(keys=keys, args=args)
+        try:
+            return script(keys=keys, args=args)
+        except redis.TimeoutError as exc:  # sent, and no answer in time
+            raise OutcomeUnknown(f"redis: no answer to a commit: {exc}") from exc
+        except redis.ConnectionError as exc:
+            if sent:  # the first copy may have been run: the later ones could not tell us
+                raise OutcomeUnknown(f"redis: no answer to a commit: {exc}") from exc
+            raise
 
     def load_latest(self, game_id: str) -> tuple[int, str, str | None] | None:
         """Return (version, doc, log entry of that version or None) in one MULTI round trip."""

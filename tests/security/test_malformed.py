@@ -110,11 +110,12 @@ def test_a_lone_surrogate_gets_an_error_frame_and_the_socket_keeps_being_served(
     try:
         live.wait(lambda f: f["type"] == "state")
         # Raw JSON text: the escape stands for half a UTF-16 pair, which no UTF-8 text can hold.
-        live.ws.send('{"type": "action", "id": "\\ud800", "version": %d, "action": %s}'
-                     % (version, json.dumps(action)))
+        live.ws.send('{"type": "action", "id": "\\ud800", "version": ' + str(version)
+                     + ', "action": ' + json.dumps(action) + "}")
         frame = live.wait(lambda f: f["type"] == "error")
         assert frame["code"] == "invalid_request"
-        live.ws.send('{"type": "action", "id": "s-2", "version": %d, "action": {"type": "\\udfff"}}' % version)
+        live.ws.send('{"type": "action", "id": "s-2", "version": ' + str(version)
+                     + ', "action": {"type": "\\udfff"}}')
         frame = live.wait(lambda f: f["type"] == "error")
         assert frame["id"] == "s-2" and frame["code"] in ("invalid_request", "invalid_action"), frame
         msg_id = live.action(action, version)
@@ -127,8 +128,8 @@ def test_a_lone_surrogate_gets_an_error_frame_and_the_socket_keeps_being_served(
 def test_a_lone_surrogate_over_http_is_refused(gunicorn):
     base = gunicorn.url
     game_id, token, action, version = solo_game(base)
-    for body in ('{"action": {"type": "\\ud800"}, "version": %d}' % version,
-                 '{"action": %s, "version": %d, "\\ud800": 1}' % (json.dumps(action), version)):
+    for body in ('{"action": {"type": "\\ud800"}, "version": ' + str(version) + "}",
+                 '{"action": ' + json.dumps(action) + ', "version": ' + str(version) + ', "\\ud800": 1}'):
         resp = requests.post(f"{base}/api/v1/games/{game_id}/actions", data=body, timeout=10,
                              headers=bearer(token) | {"Content-Type": "application/json"})
         assert resp.status_code in (400, 422), resp.text[:300]
