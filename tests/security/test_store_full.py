@@ -10,6 +10,7 @@ import redis
 import requests
 
 from api.store.redis import game_key
+from tests.live.servers import free_port
 from tests.security import hostile
 from tests.security.hostile import bearer, duo_game, next_move
 
@@ -68,3 +69,28 @@ def test_full_redis_answers_503_and_applies_the_move_once_when_memory_is_back(gu
     assert answers[1].headers.get("Idempotent-Replayed") == "true"
     assert requests.get(f"{base}/api/v1/games/{game_id}", timeout=10).json()["version"] == version + 1
     assert (rclient.get(game_key(game_id, "log")) or "").count("\n") == log_before.count("\n") + 1
+
+
+def test_a_read_only_replica_and_a_lost_master_answer_503(gunicorn, rclient):
+    base = gunicorn.url
+    game_id, tokens = duo_game(base)
+    token, action, version = next_move(base, game_id, tokens)
+    dead = free_port()  # nobody listens there: the master link stays down
+    try:
+        rclient.config_set("replica-serve-stale-data", "no")
+        rclient.replicaof("127.0.0.1", dead)
+        # MASTERDOWN: even reads are refused; READONLY: writes.
+        resp = requests.get(f"{base}/api/v1/games/{game_id}", timeout=30)
+        assert (resp.status_code, resp.json()["code"]) == (503, "store_unavailable"), resp.text[:300]
+        rclient.config_set("replica-serve-stale-data", "yes")
+        assert requests.get(f"{base}/api/v1/games/{game_id}", timeout=30).json()["version"] == version
+        resp = requests.post(f"{base}/api/v1/games/{game_id}/actions", headers=bearer(token), timeout=30,
+                             json={"action": action, "version": version})
+        assert (resp.status_code, resp.json()["code"]) == (503, "store_unavailable"), resp.text[:300]
+        assert int(resp.headers["Retry-After"]) > 0
+    finally:
+        rclient.replicaof("NO", "ONE")
+        rclient.config_set("replica-serve-stale-data", "yes")
+    resp = requests.post(f"{base}/api/v1/games/{game_id}/actions", headers=bearer(token), timeout=30,
+                         json={"action": action, "version": version})
+    assert (resp.status_code, resp.json()["version"]) == (200, version + 1)
