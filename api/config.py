@@ -47,6 +47,9 @@ class Config:
     # Websocket hellos per client (every reconnect of a phone is one).
     HELLO_LIMIT = 60
     HELLO_WINDOW = 60
+    # Seat-transfer codes issued per client (moving a seat to another phone: a few times an evening).
+    TRANSFER_LIMIT = 10
+    TRANSFER_WINDOW = 15 * 60
     # Join-code brute-force guard: failed join/transfer codes per client, and from all clients together
     # (a right code is not counted; a code space of 31^6 must not be searched from many addresses).
     JOIN_LIMIT = 10
@@ -119,6 +122,8 @@ ENV_KEYS = {
     "ALCABOHNE_MOVE_WINDOW": ("MOVE_WINDOW", int),
     "ALCABOHNE_HELLO_LIMIT": ("HELLO_LIMIT", int),
     "ALCABOHNE_HELLO_WINDOW": ("HELLO_WINDOW", int),
+    "ALCABOHNE_TRANSFER_LIMIT": ("TRANSFER_LIMIT", int),
+    "ALCABOHNE_TRANSFER_WINDOW": ("TRANSFER_WINDOW", int),
     "ALCABOHNE_BOT_MC_PLAYOUTS": ("BOT_MC_PLAYOUTS", int),
     "ALCABOHNE_BOT_MC_WIDTH": ("BOT_MC_WIDTH", int),
     "ALCABOHNE_WS_PING_INTERVAL": ("WS_PING_INTERVAL", float),

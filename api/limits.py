@@ -7,6 +7,8 @@ for one key. A refusal is ApiError `rate_limited` (429 over HTTP with Retry-Afte
 - `create`: games created per client address;
 - `move`: actions per seat of a game (HTTP and websocket alike);
 - `hello`: websocket hellos per client address;
+- `transfer`: seat-transfer codes issued per client address (each is stored, and each claim adds a
+  version to its game: without a limit one seat could grow a game's log without end);
 - `guess`: failed join/transfer code guesses per client address, and `guess_total` from all addresses
   together (a code space of 31^6 is safe only while nobody may try millions of codes).
 
@@ -35,12 +37,13 @@ class Limit:
     window: int
 
 
-KINDS = ("create", "move", "hello", "guess", "guess_total")
+KINDS = ("create", "move", "hello", "transfer", "guess", "guess_total")
 # Settings (api.config) of each kind: (count key, window key).
 SETTINGS = {
     "create": ("CREATE_LIMIT", "CREATE_WINDOW"),
     "move": ("MOVE_LIMIT", "MOVE_WINDOW"),
     "hello": ("HELLO_LIMIT", "HELLO_WINDOW"),
+    "transfer": ("TRANSFER_LIMIT", "TRANSFER_WINDOW"),
     "guess": ("JOIN_LIMIT", "JOIN_WINDOW"),
     "guess_total": ("JOIN_TOTAL_LIMIT", "JOIN_WINDOW"),
 }
@@ -49,6 +52,7 @@ WHAT = {
     "create": "games created from this address",
     "move": "actions of this seat",
     "hello": "websocket connections from this address",
+    "transfer": "seat transfers from this address",
     "guess": "failed join or transfer codes from this address",
     "guess_total": "failed join or transfer codes on this server",
 }

@@ -742,13 +742,16 @@ class GameService:
             if res.status == "missing":
                 return
 
-    def transfer(self, game_id: str, token: str | None, base_url: str) -> dict:
+    def transfer(self, game_id: str, token: str | None, base_url: str, client: str | None = None) -> dict:
         """Issue a code that moves the caller's seat to another device; the old token stops working
         when the code is claimed (POST /games/join). Returns {game_id, version, seat, transfer_code,
-        transfer_url, expires_in}; changes nothing else. Raises unknown_game, bad_token.
+        transfer_url, expires_in}; changes nothing else. `client` (api.limits.client_key) is counted
+        against the transfer limit. Raises unknown_game, bad_token, rate_limited.
         """
         game = self._load(game_id)
         seat = self._seat(game, token, required=True)
+        if client is not None:
+            self.limiter.charge("transfer", client)
         # The code is bound to the current token: once the seat moves, older transfer codes are dead.
         code = self._reserve_code(f"{game_id}#{seat}#{game.seats[seat][:16]}", self.ttl.transfer)
         return {"game_id": game_id, "version": game.version, "seat": seat, "transfer_code": code,

@@ -12,6 +12,7 @@ ENV = {
     "ALCABOHNE_CREATE_LIMIT": "1000000",
     "ALCABOHNE_MOVE_LIMIT": "1000000",
     "ALCABOHNE_HELLO_LIMIT": "1000000",
+    "ALCABOHNE_TRANSFER_LIMIT": "1000000",
     "ALCABOHNE_JOIN_LIMIT": "1000000",
     "ALCABOHNE_JOIN_TOTAL_LIMIT": "1000000",
     # Websocket admission (api.live.admission): many sockets of one game from one address.

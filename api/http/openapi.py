@@ -32,9 +32,10 @@ The HTTP API of Al Cabohne Online (the contract is docs/protocol.md).
   game. A finished game's `view.result` explains the score (`breakdown`, `tie_to_mafia`).
 * Rate limits (docs/protocol.md §11), counted per client (an IPv4 address or an IPv6 /64) and shared by
   every worker. Defaults: games created 30 per 10 min, actions per seat 600 per min, websocket hellos
-  60 per min, failed join/transfer codes 10 per min per client and 120 per min in all; each is a setting
-  (`ALCABOHNE_CREATE_LIMIT`, `_MOVE_LIMIT`, `_HELLO_LIMIT`, `_JOIN_LIMIT`, `_JOIN_TOTAL_LIMIT` and their
-  `_WINDOW`s). Past one: 429 `rate_limited` with `Retry-After` (and `retry_after` in the body).
+  60 per min, seat transfers 10 per 15 min, failed join/transfer codes 10 per min per client and 120
+  per min in all; each is a setting (`ALCABOHNE_CREATE_LIMIT`, `_MOVE_LIMIT`, `_HELLO_LIMIT`,
+  `_TRANSFER_LIMIT`, `_JOIN_LIMIT`, `_JOIN_TOTAL_LIMIT` and their `_WINDOW`s). Past one: 429
+  `rate_limited` with `Retry-After` (and `retry_after` in the body).
 * Games stay resumable 30 days after their last change, finished games 7 days; a duo game whose second
   seat is free expires after 24 hours.
 * Errors are `application/problem+json` (RFC 9457) with a stable `code`:

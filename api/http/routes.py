@@ -220,10 +220,10 @@ def rematch(game_id):
 @blp.route("/games/<game_id:game_id>/transfer", methods=["POST"])
 @blp.response(201, TransferSchema, description="A short-lived code to claim this seat on another device.")
 @blp.doc(security=TOKEN)
-@problems("unknown_game", "bad_token")
+@problems("unknown_game", "bad_token", "rate_limited")
 def transfer_seat(game_id):
     """Move my seat to another device."""
-    return _json(_service().transfer(game_id, _token(), _base_url()), 201)
+    return _json(_service().transfer(game_id, _token(), _base_url(), client=_client()), 201)
 
 
 @blp.route("/games/<game_id:game_id>/qr.svg", methods=["GET"])

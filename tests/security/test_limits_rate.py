@@ -182,3 +182,25 @@ def test_right_codes_are_not_counted(serve) -> None:
     assert join(server.url, address, "ZZZZZZ").status_code == 404
     assert join(server.url, address, "ZZZZZZ").status_code == 404
     assert_rate_limited(join(server.url, address, "ZZZZZZ"), 600)
+
+
+def test_transfer_codes_are_limited_per_address(serve, redis_server) -> None:
+    """Each transfer code is stored and each claim adds a version: unlimited, one seat could grow Redis
+    without end. Ten an evening is plenty for moving a seat between phones."""
+    import redis
+
+    server = serve(TRANSFER_LIMIT=3, TRANSFER_WINDOW=900)
+    game = create(server.url, "198.51.100.90").json()
+    auth = {"Authorization": f"Bearer {game['token']}"}
+    url = f"{server.url}{API}/games/{game['game_id']}/transfer"
+    for _ in range(3):
+        assert requests.post(url, headers={**auth, **as_from("198.51.100.90")}, timeout=10).status_code == 201
+    with redis.Redis.from_url(redis_server.url) as client:
+        codes = len(list(client.scan_iter("cg:v1:code:*")))
+    assert_rate_limited(requests.post(url, headers={**auth, **as_from("198.51.100.90")}, timeout=10), 900)
+    with redis.Redis.from_url(redis_server.url) as client:
+        assert len(list(client.scan_iter("cg:v1:code:*"))) == codes  # the refusal stored nothing
+    other = create(server.url, "198.51.100.91").json()
+    resp = requests.post(f"{server.url}{API}/games/{other['game_id']}/transfer", timeout=10,
+                         headers={"Authorization": f"Bearer {other['token']}", **as_from("198.51.100.91")})
+    assert resp.status_code == 201  # another address has its own budget
