@@ -4,7 +4,7 @@
 // game's answer after a reload) and joins it with one tap. The overlay folds into a bar to look at the
 // final table.
 
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t } from '../i18n.js';
 import { nameOf } from '../names.js';
@@ -96,7 +96,9 @@ export function End({ s, streak, onRematch, onHome, hotseat }) {
   const otherName = other ? nameOf(other.seat, s.seats) : '';
   // The other phone started the next game: bring the overlay back, wherever this player was looking.
   useEffect(() => { if (s.rematch) setOpen(true); }, [s.rematch]);
-  useEffect(() => {
+  // A layout effect: the overlay takes the focus and Escape as soon as it is drawn (a plain effect
+  // runs only after the next paint, and an Escape pressed before that was lost).
+  useLayoutEffect(() => {
     if (!open) return undefined;
     if (box.current) box.current.focus({ preventScroll: true });
     // Escape folds the overlay, wherever the focus is (it may still be on the button that opened it).
