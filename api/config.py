@@ -38,7 +38,7 @@ class Config:
     # 0 switches a limit off. The defaults leave a real table far below them (a night of two phones
     # and a tablet behind one home router creates a few games an hour and makes a move every few
     # seconds) and bound what one client can do to the store: README "Limits".
-    # Games created per client (rematches are not counted: they need a finished game).
+    # Games created per client (POST /games, and the rematch call that makes the next game).
     CREATE_LIMIT = 30
     CREATE_WINDOW = 600
     # Actions per seat of a game, over HTTP and the websocket together (a whole solo game is about 400).

@@ -658,7 +658,7 @@ class GameService:
             return doc["seats"].index(None), "joined"
         raise ApiError("unknown_code", "This join code has been used: every seat is taken.")
 
-    def rematch(self, game_id: str, token: str | None, base_url: str) -> dict:
+    def rematch(self, game_id: str, token: str | None, base_url: str, client: str | None = None) -> dict:
         """Return the caller's seat in the next game of the finished game `game_id` (a SeatGrant:
         game_id, version, seat, token, view, seats, ...), creating that game on the first call.
 
@@ -676,6 +676,10 @@ class GameService:
         seat = self._seat(old, token, required=True)
         if old.doc["position"]["phase"] != "over":
             raise ApiError("game_not_over", "A rematch starts once this game is over.")
+        if client is not None and not old.doc.get("rematch"):
+            # The call that makes the next game counts as creating one (api.limits): else finishing
+            # games and asking for their rematches would create games past the limit.
+            self.limiter.charge("create", client)
         rematch_id = old.doc.get("rematch") or self.store.link_rematch(game_id, secrets.token_urlsafe(12))
         if rematch_id is None:
             raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")

@@ -211,10 +211,10 @@ def get_record(game_id):
               "for the same seat. The finished game then shows it as `rematch`, and its sockets get a "
               "`rematch` frame. No body.")
 @blp.doc(security=TOKEN)
-@problems("unknown_game", "bad_token", "game_not_over", "seat_taken", "outcome_unknown")
+@problems("unknown_game", "bad_token", "game_not_over", "seat_taken", "outcome_unknown", "rate_limited")
 def rematch(game_id):
     """Play again: the next game of a finished game."""
-    return _json(_service().rematch(game_id, _token(), _base_url()))
+    return _json(_service().rematch(game_id, _token(), _base_url(), client=_client()))
 
 
 @blp.route("/games/<game_id:game_id>/transfer", methods=["POST"])

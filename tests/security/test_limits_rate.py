@@ -204,3 +204,25 @@ def test_transfer_codes_are_limited_per_address(serve, redis_server) -> None:
     resp = requests.post(f"{server.url}{API}/games/{other['game_id']}/transfer", timeout=10,
                          headers={"Authorization": f"Bearer {other['token']}", **as_from("198.51.100.91")})
     assert resp.status_code == 201  # another address has its own budget
+
+
+def test_a_rematch_that_makes_the_next_game_counts_as_creating_one(serve) -> None:
+    """Else finishing games and asking for their rematches would create games past the limit."""
+    server = serve(CREATE_LIMIT=2, CREATE_WINDOW=600)
+    game = create(server.url, "198.51.100.95").json()
+    assert create(server.url, "198.51.100.95").status_code == 201  # the address's budget is spent
+    game_url = f"{server.url}{API}/games/{game['game_id']}"
+    auth = {"Authorization": f"Bearer {game['token']}"}
+    view, version = game["view"], game["version"]
+    with requests.Session() as http:
+        while view["phase"] != "over":
+            move = {"action": view["legal_actions"][0], "version": version}
+            body = http.post(game_url + "/actions", json=move, headers=auth, timeout=10).json()
+            view, version = body["view"], body["version"]
+    assert_rate_limited(requests.post(game_url + "/rematch", headers={**auth, **as_from("198.51.100.95")},
+                                      timeout=10), 600)
+    assert requests.get(game_url, timeout=10).json().get("rematch") is None  # nothing was made
+    made = requests.post(game_url + "/rematch", headers={**auth, **as_from("198.51.100.96")}, timeout=10)
+    assert made.status_code == 200, made.text  # from another address's budget
+    again = requests.post(game_url + "/rematch", headers={**auth, **as_from("198.51.100.95")}, timeout=10)
+    assert again.status_code == 200 and again.json()["game_id"] == made.json()["game_id"]  # made: not counted
