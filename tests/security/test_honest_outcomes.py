@@ -105,10 +105,12 @@ def test_over_the_websocket_an_unknown_outcome_keeps_the_id_and_the_resend_is_ac
     game_id, token, action, version = primed_solo(base)
     live = LiveSocket(base, game_id, token).connect()
     try:
-        # The snapshot goes out once the hello is done (and the socket's presence is queued behind it):
-        # from then on, the action is the socket's only store business.
+        # The hello's last store read (the seats online) may come after its first frames reached us (a
+        # nudge's presence goes out at once): give it a moment, so that the action is the socket's only
+        # store business during the freeze.
         live.wait(lambda f: f["type"] == "state" and f["version"] == version)
         live.wait(lambda f: f["type"] == "presence")
+        time.sleep(1.0)
         frame = frozen(redis_server, LONG_FREEZE, lambda: (
             live.action(action, version, "frozen-ws-1"),
             live.wait(lambda f: f["type"] in ("ack", "error"), timeout=60))[1])
