@@ -40,7 +40,7 @@ class Quiet(WSGIRequestHandler):
 
 
 def serve():
-    app = create_app({"JOIN_LIMIT": 10000})
+    app = create_app({"JOIN_LIMIT": 10000, "CREATE_LIMIT": 0, "MOVE_LIMIT": 0, "HELLO_LIMIT": 0})
     srv = make_server("127.0.0.1", 0, app, threaded=True, request_handler=Quiet)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return srv, f"http://127.0.0.1:{srv.server_port}"

@@ -58,7 +58,8 @@ class Client:
 
 def serve(store_url: str, data_dir: str):
     """Start the app on a free loopback port in a thread; return (server, port)."""
-    app = create_app({"STORE_URL": store_url, "DATA_DIR": data_dir})
+    # Every game is played from one address: no rate limits (api.limits).
+    app = create_app({"STORE_URL": store_url, "DATA_DIR": data_dir, "CREATE_LIMIT": 0, "MOVE_LIMIT": 0})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, server.server_port
