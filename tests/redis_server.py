@@ -23,6 +23,17 @@ def redis_server_binary() -> str | None:
     return shutil.which("redis-server")
 
 
+def require_redis_server() -> None:
+    """Skip the calling test without `redis-server`; under CI (ALCABOHNE_CI=1) fail instead."""
+    import pytest  # only the fixtures that call this need pytest
+
+    if redis_server_binary() is None:
+        message = "redis-server is not on PATH (Debian package redis-server; .ci/run installs it)"
+        if os.environ.get("ALCABOHNE_CI") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -15,7 +14,7 @@ from api.store.base import GameStore
 from api.store.memory import MemoryStore
 from api.store.redis import RedisStore
 from api.store.sqlite import SqliteStore
-from tests.redis_server import RedisServer, redis_server_binary
+from tests.redis_server import RedisServer, require_redis_server
 
 
 @dataclass
@@ -49,11 +48,7 @@ def redis_server() -> Iterator[RedisServer]:
 
     Skips when `redis-server` is not installed, except under CI (ALCABOHNE_CI=1), where that fails.
     """
-    if redis_server_binary() is None:
-        message = "redis-server is not on PATH (Debian package redis-server; .ci/run installs it)"
-        if os.environ.get("ALCABOHNE_CI") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    require_redis_server()
     server = RedisServer()
     try:
         server.start()

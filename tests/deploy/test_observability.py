@@ -19,7 +19,7 @@ import pytest
 from api.cli.netclient import HttpApi, LiveSocket
 from tests.live.play import duo_game
 from tests.live.servers import ROOT, free_port
-from tests.redis_server import RedisServer, redis_server_binary
+from tests.redis_server import RedisServer, require_redis_server
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(120)]
 
@@ -70,11 +70,7 @@ class Deployed:
 
 @pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
-    if redis_server_binary() is None:
-        message = "redis-server is not on PATH (Debian package redis-server; .ci/run installs it)"
-        if os.environ.get("ALCABOHNE_CI") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    require_redis_server()
     with RedisServer() as server:
         yield server
 

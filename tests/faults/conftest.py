@@ -7,7 +7,6 @@ setting. Every server started here is stopped at teardown.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
@@ -16,7 +15,7 @@ import redis
 from api.store.redis import RedisStore
 from tests import limits_off
 from tests.live.servers import Gunicorn
-from tests.redis_server import RedisServer, redis_server_binary
+from tests.redis_server import RedisServer, require_redis_server
 
 
 def production_fsync(server: RedisServer) -> None:
@@ -28,11 +27,7 @@ def production_fsync(server: RedisServer) -> None:
 @pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
     """A private redis-server for one test (it may be killed and restarted by the test)."""
-    if redis_server_binary() is None:
-        message = "redis-server is not on PATH (Debian package redis-server; .ci/run installs it)"
-        if os.environ.get("ALCABOHNE_CI") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    require_redis_server()
     server = RedisServer()
     try:
         server.start()

@@ -7,24 +7,19 @@ client address from X-Forwarded-For, so one test can speak from many addresses (
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 
 import pytest
 import redis
 
 from tests.live.servers import Gunicorn
-from tests.redis_server import RedisServer, redis_server_binary
+from tests.redis_server import RedisServer, require_redis_server
 
 
 @pytest.fixture(scope="module")
 def redis_server() -> Iterator[RedisServer]:
     """A private redis-server for the module's tests (never the shared one on 6379)."""
-    if redis_server_binary() is None:
-        message = "redis-server is not on PATH (Debian package redis-server; .ci/run installs it)"
-        if os.environ.get("ALCABOHNE_CI") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    require_redis_server()
     server = RedisServer()
     try:
         server.start()
