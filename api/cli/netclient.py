@@ -202,7 +202,7 @@ def play_online(server: str, *, join: str | None = None, duo: bool = False,
 
     Returns 0 when the game ends or the player quits, 1 when the server cannot be used.
     """
-    from api.cli.terminal import choose, describe, narrate, render, result_text
+    from api.cli.terminal import narrate, render, result_text
 
     http = HttpApi(server)
     try:
@@ -254,7 +254,7 @@ def play_online(server: str, *, join: str | None = None, duo: bool = False,
                     waiting_shown = True
                 continue
             waiting_shown = False
-            if not _take_turn(live, view, frame["version"], inp, out, render, describe, choose):
+            if not _take_turn(live, view, frame["version"], inp, out):
                 out(f"Bye. The game stays open for 30 days: game {game_id}.")
                 return 0
     finally:
@@ -276,20 +276,17 @@ def _reconnect(live: LiveSocket, out: Callable[[str], None]) -> bool:
     return False
 
 
-def _take_turn(live: LiveSocket, view: dict, version: int, inp, out, render, describe, choose) -> bool:
+def _take_turn(live: LiveSocket, view: dict, version: int, inp, out) -> bool:
     """Show the table, ask for an action, send it and wait for its answer (again while it is refused);
     return False when the player quits."""
+    from api.cli.terminal import ask_action
+
     while True:
-        out("")
-        out(render(view))
-        actions = view["legal_actions"]
-        for i, a in enumerate(actions):
-            out(f"  {i + 1:2}) {describe(a, view)}")
-        k = choose(f"Your choice (1-{len(actions)}, q to quit): ", len(actions), inp, out)
-        if k is None:
+        action = ask_action(view, inp, out)
+        if action is None:
             return False
         try:
-            msg_id = live.action(actions[k], version)
+            msg_id = live.action(action, version)
             # The state of our move comes with the ack (before or after it): the main loop renders it.
             answer = live.wait(lambda f, i=msg_id: f.get("id") == i and f["type"] in ("ack", "error"),
                                timeout=30, keep=True)

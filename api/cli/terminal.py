@@ -155,6 +155,17 @@ def choose(prompt: str, n: int, inp: Callable[[str], str], out: Callable[[str], 
         out(f"Please type a number from 1 to {n} (or q to quit).")
 
 
+def ask_action(v: dict, inp: Callable[[str], str], out: Callable[[str], None]) -> dict | None:
+    """Show the table and the numbered legal actions of view `v`; return the chosen one, or None to quit."""
+    out("")
+    out(render(v))
+    actions = v["legal_actions"]
+    for i, a in enumerate(actions):
+        out(f"  {i + 1:2}) {describe(a, v)}")
+    k = choose(f"Your choice (1-{len(actions)}, q to quit): ", len(actions), inp, out)
+    return None if k is None else actions[k]
+
+
 def play(duo: bool = False, seed: int | None = None, dealer: int | None = None,
          inp: Callable[[str], str] = input, out: Callable[[str], None] = print) -> int:
     """Play one game at the terminal; return 0 when it ends or the player quits."""
@@ -178,17 +189,11 @@ def play(duo: bool = False, seed: int | None = None, dealer: int | None = None,
         for line in narrate(pending, seat):
             out(line)
         pending = []
-        v = engine.view(state, seat)
-        out("")
-        out(render(v))
-        actions = v["legal_actions"]
-        for i, a in enumerate(actions):
-            out(f"  {i + 1:2}) {describe(a, v)}")
-        k = choose(f"Your choice (1-{len(actions)}, q to quit): ", len(actions), inp, out)
-        if k is None:
+        action = ask_action(engine.view(state, seat), inp, out)
+        if action is None:
             out(f"Bye. Replay this deal with --seed {seed}.")
             return 0
-        state, events = engine.apply(state, actions[k])
+        state, events = engine.apply(state, action)
         pending += events
         if not duo or state.active == seat:
             for line in narrate(pending, seat):

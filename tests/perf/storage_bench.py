@@ -21,8 +21,6 @@ Redis is a private redis-server (tests/redis_server.py); SQLite a file in a temp
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import random
 import sqlite3
 import statistics
@@ -38,22 +36,8 @@ sys.path.insert(0, str(ROOT))
 from werkzeug.serving import make_server  # noqa: E402
 
 from api import create_app  # noqa: E402
+from tests.perf.api_bench import Client  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
-
-
-class Client:
-    """One keep-alive HTTP connection to the served app."""
-
-    def __init__(self, port: int):
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-
-    def call(self, method: str, path: str, body=None, headers=None) -> tuple[int, dict]:
-        data = None if body is None else json.dumps(body)
-        headers = {"Content-Type": "application/json", **(headers or {})}
-        self.conn.request(method, path, body=data, headers=headers)
-        resp = self.conn.getresponse()
-        raw = resp.read()
-        return resp.status, (json.loads(raw) if raw else {})
 
 
 def serve(store_url: str, data_dir: str):
