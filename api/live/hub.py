@@ -190,6 +190,8 @@ class Hub:
                     self._on_nudge, on_reset=self._on_reset, on_presence=self._on_presence, snapshots=True)
                 self._heartbeat = threading.Thread(target=self._beat, name="hub-presence", daemon=True)
                 self._heartbeat.start()
+            if conn.game_id not in self._games:
+                self._store.watch(conn.game_id)  # Redis Cluster: SSUBSCRIBE to this game's nudges
             self._games.setdefault(conn.game_id, set()).add(conn)
         self._observer.socket_opened(conn.id)
         if conn.seat is not None:
@@ -208,6 +210,7 @@ class Hub:
                 conns.discard(conn)
                 if not conns:
                     del self._games[conn.game_id]
+                    self._store.unwatch(conn.game_id)
         if known:
             self._observer.socket_closed(conn.id)
         if conn.seat is not None:

@@ -174,6 +174,15 @@ class GameStore(ABC):
         by the store.
         """
 
+    def watch(self, game_id: str) -> None:  # noqa: B027 - optional hook
+        """This process now holds a socket of `game_id`: deliver its nudges (and presence changes) to
+        the subscribers from now on. Called once per game as its first local socket attaches, under
+        the caller's lock: it must return at once and never raise. Only a backend whose fan-out is per
+        game (Redis Cluster: sharded pub/sub) needs it; the others deliver every game anyway."""
+
+    def unwatch(self, game_id: str) -> None:  # noqa: B027 - optional hook
+        """The last local socket of `game_id` went away: its nudges may stop (same rules as `watch`)."""
+
     # Presence: which seats of a game have a live connection (websocket) somewhere. It is no part of
     # the game document and changes no version: it is a set of expiring entries, one per connection,
     # so that the connections of a process that died without saying goodbye vanish by themselves.
