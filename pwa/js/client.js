@@ -1,0 +1,437 @@
+// Al Cabohne Online: the official JavaScript client of the public API (docs/protocol.md, docs/websocket.md).
+// One ES module, no build step, no dependencies: browsers and Node 20+ (fetch is global; WebSocket is global in
+// Node 22+, in Node 20 with --experimental-websocket, or pass any WHATWG-style constructor). The PWA uses it too.
+// How to use it: docs/clients.md.
+
+const API = '/api/v1';
+// Codes of a 503 that make a resend with the same Idempotency-Key safe and useful: nothing was changed
+// (store_unavailable, server_busy), or the change may have happened and the same key says which, applying it
+// at most once (outcome_unknown).
+const RETRY_CODES = new Set(['outcome_unknown', 'store_unavailable', 'server_busy']);
+// A hello refused with one of these will be refused again: stop instead of reconnecting forever.
+const FATAL_CODES = new Set(['bad_token', 'unknown_game', 'forbidden_origin', 'invalid_request']);
+
+/**
+ * @typedef {{type: string, [field: string]: unknown}} Action  an action of docs/protocol.md §3
+ * @typedef {{game_id: string, version: number, seat: number|null, view: object, seats: object[],
+ *   rematch: string|null, token?: string, join_code?: string|null, join_url?: string, events?: object[]}} Answer
+ *   the answer about one game (docs/protocol.md §5); `token` on create, join and rematch
+ * @typedef {{type: 'state', version: number, view: object, seats?: object[], rematch?: string|null,
+ *   events?: object[]}} StateFrame
+ */
+
+/** A problem+json answer (or websocket `error` frame): `code`, `status`, `detail`, `retryAfter` (seconds, or
+ * null) and the whole `problem` document (`stale_version` carries the current `version` and `view` there). */
+export class ApiError extends Error {
+  /** @param {number} status @param {object|null} problem */
+  constructor(status, problem) {
+    const p = problem || {};
+    super(p.detail || p.title || `HTTP ${status}`);
+    this.name = 'ApiError';
+    this.status = status;
+    /** @type {string|undefined} */
+    this.code = p.code;
+    this.detail = p.detail;
+    /** @type {number|null} */
+    this.retryAfter = typeof p.retry_after === 'number' ? p.retry_after : null;
+    this.problem = p;
+  }
+}
+
+/** No answer at all (offline, refused, timed out): a move may or may not have been applied. */
+export class NetworkError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'NetworkError';
+  }
+}
+
+/** True when resending the same request with the same Idempotency-Key is safe and may succeed. */
+export const isRetryable = (err) =>
+  err instanceof NetworkError || (err instanceof ApiError && err.status === 503 && RETRY_CODES.has(err.code));
+
+/** A UUIDv4 from getRandomValues (crypto.randomUUID exists only in secure contexts, not on LAN http). */
+export function uuid() {
+  const b = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Exponential backoff with jitter: 0.5 s doubling to 10 s, each drawn from its upper half. */
+const backoff = (attempt) => {
+  const base = Math.min(10000, 500 * 2 ** attempt);
+  return base / 2 + Math.random() * (base / 2);
+};
+const path = (id, rest = '') => `/games/${encodeURIComponent(id)}${rest}`;
+
+export class Client {
+  /**
+   * @param {object} [options]
+   * @param {string} [options.baseUrl]  e.g. 'http://127.0.0.1:8000'; in a page the page's own origin
+   * @param {typeof fetch} [options.fetch]
+   * @param {new (url: string) => WebSocket} [options.WebSocket]  default globalThis.WebSocket
+   * @param {number} [options.timeout]  ms before a request counts as a NetworkError (default 10000)
+   * @param {number} [options.retries]  resends of an action with the same key (default 4; 0: none)
+   */
+  constructor({ baseUrl, fetch: fetchFn, WebSocket: Ws, timeout = 10000, retries = 4 } = {}) {
+    const origin = globalThis.location ? globalThis.location.origin : '';
+    this.baseUrl = (baseUrl ?? origin).replace(/\/+$/, '');
+    this.fetch = fetchFn || ((...args) => globalThis.fetch(...args));
+    this.WebSocket = Ws || null;
+    this.timeout = timeout;
+    this.retries = retries;
+  }
+
+  /** One HTTP call. Returns the decoded answer (or the Response with `raw`); throws ApiError or NetworkError. */
+  async request(method, p, { token, body, headers = {}, raw = false } = {}) {
+    const h = { Accept: 'application/json', ...headers };
+    if (token) h.Authorization = `Bearer ${token}`;
+    if (body !== undefined) h['Content-Type'] = 'application/json';
+    // A phone on a failing network can hang a fetch for minutes: abort, so the caller can retry.
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), this.timeout);
+    let resp;
+    try {
+      resp = await this.fetch(this.baseUrl + API + p, {
+        method, headers: h, body: body === undefined ? undefined : JSON.stringify(body),
+        cache: 'no-store', signal: ctrl.signal,
+      });
+      if (raw && resp.ok) return resp;
+      const text = await resp.text();
+      let data = null;
+      try {
+        data = text ? JSON.parse(text) : null;
+      } catch {
+        data = null; // a proxy's HTML error page: the status still says what happened
+      }
+      if (!resp.ok) throw new ApiError(resp.status, data);
+      return data;
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw new NetworkError(String(err && err.message ? err.message : err));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Create a game; the creator gets seat 0 and its `token` (keep it: it is the seat).
+   * @param {{mode: 'duo'|'solo', bot?: 'random'|'greedy'|'mc', name?: string, dealer?: 0|1, tutorial?: boolean}} options
+   * @returns {Promise<Answer>}
+   */
+  createGame(options) {
+    return this.request('POST', '/games', { body: options });
+  }
+
+  /** Take the free seat of a join code (or claim a transfer code). With a `token` of that game the server
+   * answers with that token's own seat instead. @returns {Promise<Answer>} */
+  join(code, { name, token } = {}) {
+    return this.request('POST', '/games/join', { token, body: name ? { code, name } : { code } });
+  }
+
+  /** The game as the token's seat sees it; without a token, the table view. @returns {Promise<Answer>} */
+  getGame(id, token) {
+    return this.request('GET', path(id), { token });
+  }
+
+  /**
+   * Make a move chosen at `version`. The Idempotency-Key (`key`, a fresh UUID unless given) is resent
+   * unchanged on a network error or a retryable 503, so the move is applied at most once; after
+   * `retries` resends the last error is thrown. Other refusals (stale_version, illegal_action, ...) are
+   * thrown at once. @returns {Promise<Answer>} the answer of the version the move made, with `events`
+   * @param {string} id @param {string} token @param {Action} action @param {number} version
+   * @param {{key?: string, retries?: number}} [options]
+   */
+  async act(id, token, action, version, { key = uuid(), retries = this.retries } = {}) {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.request('POST', path(id, '/actions'), {
+          token, body: { action, version }, headers: { 'Idempotency-Key': key },
+        });
+      } catch (err) {
+        if (!isRetryable(err) || attempt >= retries) throw err;
+        await sleep(Math.max(backoff(attempt), (err.retryAfter || 0) * 1000));
+      }
+    }
+  }
+
+  /** `{game_id, version, seat, log}`: the events of every version after `since`, as the seat may see them. */
+  events(id, token, since = 0) {
+    return this.request('GET', path(id, `/events?since=${since}`), { token });
+  }
+
+  /** On the token's turn: `{action, reason_code, reason, version, ...}`, a suggested move. */
+  hint(id, token) {
+    return this.request('GET', path(id, '/hint'), { token });
+  }
+
+  /** Once the game is over: its record (`alcabohne-record/1`), for anyone. */
+  record(id, token) {
+    return this.request('GET', path(id, '/record'), { token });
+  }
+
+  /** Once the game is over: the caller's seat and token in the next game (the same game for every caller). */
+  rematch(id, token) {
+    return this.request('POST', path(id, '/rematch'), { token });
+  }
+
+  /** A code that moves the token's seat to another device (claimed there with `join`). */
+  transfer(id, token) {
+    return this.request('POST', path(id, '/transfer'), { token });
+  }
+
+  /** The join link as a QR code (an SVG Blob), asked for with the seat token. */
+  async joinQr(id, token) {
+    return (await this.request('GET', path(id, '/qr.svg'), { token, raw: true })).blob();
+  }
+
+  /** The websocket URL of a game. */
+  socketUrl(id) {
+    const base = this.baseUrl.replace(/^http/, 'ws');
+    return `${base}${API}${path(id, '/ws')}`;
+  }
+
+  /** Open the live connection of one game (see Connection); it connects at once. */
+  connect(id, token, options = {}) {
+    const conn = new Connection(this, id, token, options);
+    conn.start();
+    return conn;
+  }
+}
+
+/**
+ * The live channel of one game (docs/websocket.md): hello with the newest version held, states newer than
+ * that only, reconnects with backoff (and at once on `kick()`), resync after a gap, and actions with ack.
+ * Callbacks: onState(frame) for each newer state, its `events` filled in over HTTP after a gap when they
+ * can be read (else left out); onMessage(frame) for every other frame (presence, rematch, error, ...);
+ * onOpen(open) when the channel starts or stops working; onError(err) once when the server ends it for
+ * good (bad_token, unknown_game, ...): no more reconnects then.
+ */
+export class Connection {
+  /**
+   * @param {Client} client @param {string} id @param {string|null} token  null: watch the table view
+   * @param {{since?: number, onState?: (f: StateFrame) => void, onMessage?: (f: object) => void,
+   *   onOpen?: (open: boolean) => void, onError?: (err: ApiError) => void, silence?: number,
+   *   fillEvents?: boolean}} [options]  silence: ms without a frame before reconnecting (default 60000)
+   */
+  constructor(client, id, token, options = {}) {
+    this.client = client;
+    this.id = id;
+    this.token = token;
+    /** The newest version held: states at or below it are dropped. */
+    this.version = options.since || 0;
+    this.options = { silence: 60000, fillEvents: true, ...options };
+    this.ws = null;
+    this.open = false;
+    this.stopped = true;
+    this.attempt = 0;
+    this.wait = 0;
+    this.timer = null;
+    this.watchdog = null;
+    this.pending = new Map(); // action id -> {message, resolve, reject, tries}
+    this.queue = Promise.resolve(); // frames are handed on in order, even while a gap is being filled
+  }
+
+  start() {
+    this.stopped = false;
+    this.connect();
+    return this;
+  }
+
+  /** Close for good; actions still waiting are rejected with a NetworkError (they may have been applied). */
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.watchdog);
+    if (this.ws) this.ws.close(1000);
+    this.ws = null;
+    this.setOpen(false);
+    for (const p of this.pending.values()) p.reject(new NetworkError('connection stopped'));
+    this.pending.clear();
+  }
+
+  /** Reconnect now unless connected (the page became visible, the network came back). */
+  kick() {
+    if (this.stopped || this.open) return;
+    clearTimeout(this.timer);
+    this.attempt = 0;
+    this.connect();
+  }
+
+  /** A version learnt elsewhere (an HTTP answer): states at or below it are no longer news. */
+  note(version) {
+    if (version > this.version) this.version = version;
+  }
+
+  /**
+   * Send a move over the socket. Resolves with the ack `{id, version}`; rejects with the ApiError of an
+   * `error` frame. The same `id` (the Idempotency-Key) is resent after a reconnect and after a retryable
+   * 503, so the move is applied at most once. @param {Action} action @param {number} version
+   * @param {{id?: string}} [options] @returns {Promise<{type: 'ack', id: string, version: number}>}
+   */
+  act(action, version, { id = uuid() } = {}) {
+    return new Promise((resolve, reject) => {
+      if (this.stopped) {
+        reject(new NetworkError('connection stopped'));
+        return;
+      }
+      const message = { type: 'action', id, version, action };
+      this.pending.set(id, { message, resolve, reject, tries: 0 });
+      if (this.open) this.send(message); // else sent after the next hello
+    });
+  }
+
+  send(message) {
+    try {
+      this.ws.send(JSON.stringify(message));
+    } catch {
+      // closing: the pending action goes out again after the reconnect
+    }
+  }
+
+  setOpen(open) {
+    if (this.open === open) return;
+    this.open = open;
+    if (this.options.onOpen) this.options.onOpen(open);
+  }
+
+  connect() {
+    const Ws = this.client.WebSocket || globalThis.WebSocket;
+    if (this.stopped || !Ws) return; // no websockets here: the caller polls over HTTP
+    if (this.ws) {
+      this.ws.onclose = null;
+      this.ws.close();
+    }
+    let ws;
+    try {
+      ws = new Ws(this.client.socketUrl(this.id));
+    } catch {
+      this.retry();
+      return;
+    }
+    this.ws = ws;
+    let fatal = null;
+    ws.onopen = () => {
+      this.send({ type: 'hello', token: this.token, since: this.version });
+      this.feed();
+    };
+    ws.onmessage = (e) => {
+      if (this.ws !== ws) return;
+      let msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      this.feed();
+      if (msg.type === 'error' && !msg.id) {
+        // The server ends the socket after this frame: come back later, or never (fatal codes).
+        const err = new ApiError(msg.status, msg);
+        if (FATAL_CODES.has(msg.code)) fatal = err;
+        else this.wait = (err.retryAfter || 0) * 1000;
+        this.deliver(msg);
+        return;
+      }
+      if (!this.open) {
+        this.attempt = 0; // a real frame: the server took our hello
+        this.setOpen(true);
+        for (const p of this.pending.values()) this.send(p.message);
+      }
+      if (msg.type === 'state') this.onStateFrame(msg);
+      else if (msg.type === 'ack' || msg.type === 'error') this.onAnswer(msg);
+      else if (msg.type === 'resync') this.reconnect();
+      else this.deliver(msg);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      clearTimeout(this.watchdog);
+      this.setOpen(false);
+      if (fatal) {
+        this.stop();
+        if (this.options.onError) this.options.onError(fatal);
+      } else {
+        this.retry();
+      }
+    };
+    ws.onerror = () => {}; // onclose follows and schedules the reconnect
+  }
+
+  /** Hand a frame on after the ones before it (a state may be waiting for its events). */
+  deliver(msg) {
+    this.queue = this.queue.then(() => {
+      if (msg.type === 'state' && this.options.onState) this.options.onState(msg);
+      else if (msg.type !== 'state' && this.options.onMessage) this.options.onMessage(msg);
+    }).catch((err) => console.error(err));
+  }
+
+  onStateFrame(msg) {
+    if (typeof msg.version !== 'number' || msg.version <= this.version) return; // never go back
+    const from = this.version;
+    this.version = msg.version;
+    if (msg.events || !from || !this.options.fillEvents) {
+      this.deliver(msg); // one version on with its events, or the first state: nothing to fill in
+      return;
+    }
+    // A gap (the server sends events only to a socket that held the version before): the view is
+    // current, the events in between come from the log.
+    this.queue = this.queue.then(async () => {
+      try {
+        const r = await this.client.events(this.id, this.token, from);
+        msg.events = r.log.filter((x) => x.version <= msg.version).flatMap((x) => x.events);
+      } catch {
+        // the view alone still shows the truth
+      }
+    });
+    this.deliver(msg);
+  }
+
+  onAnswer(msg) {
+    const p = this.pending.get(msg.id);
+    if (!p) {
+      this.deliver(msg);
+      return;
+    }
+    if (msg.type === 'error' && RETRY_CODES.has(msg.code) && p.tries < this.client.retries) {
+      // Maybe applied, or nothing changed: the same id again says which, applying it at most once.
+      const delay = Math.max(backoff(p.tries), (msg.retry_after || 0) * 1000);
+      p.tries += 1;
+      setTimeout(() => {
+        if (this.pending.get(msg.id) === p && this.open) this.send(p.message);
+      }, delay);
+      return;
+    }
+    this.pending.delete(msg.id);
+    if (msg.type === 'ack') p.resolve(msg);
+    else p.reject(new ApiError(msg.status, msg));
+  }
+
+  feed() {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => this.reconnect(), this.options.silence);
+  }
+
+  /** Drop this socket now and schedule the next one (a resync frame, or silence for too long: a dead
+   * network may never finish the closing handshake, so onclose is not waited for). */
+  reconnect() {
+    const ws = this.ws;
+    if (!ws) return;
+    this.ws = null;
+    ws.onclose = null;
+    ws.close(4000);
+    clearTimeout(this.watchdog);
+    this.setOpen(false);
+    this.retry();
+  }
+
+  retry() {
+    if (this.stopped) return;
+    const delay = Math.max(this.wait, backoff(this.attempt));
+    this.attempt += 1;
+    this.wait = 0;
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+}
