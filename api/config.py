@@ -18,6 +18,13 @@ class Config:
     STORE = None
     STORE_URL = "memory://"
     DATA_DIR = None
+    # Redis durability (api.store.redis.RedisStore): a create or commit is acknowledged only once this
+    # many replicas confirm it (Redis WAIT), waiting at most REDIS_WAIT_TIMEOUT seconds; past that the
+    # answer is 503 outcome_unknown and a retry with the same Idempotency-Key settles it. 0: no wait
+    # (replication stays asynchronous: a failover may lose the last acknowledged moves). Read from the
+    # environment by api.store.open_store.
+    REDIS_WAIT_REPLICAS = 0
+    REDIS_WAIT_TIMEOUT = 1.0
     # Base URL put into join links and QR codes (e.g. "http://192.168.1.20:8000"); None: the request's host.
     PUBLIC_URL = None
     # Requests above this size get 413 payload_too_large; an action is well under 1 KB.
@@ -113,6 +120,8 @@ ENV_KEYS = {
     "ALCABOHNE_PUBLIC_URL": ("PUBLIC_URL", str),
     "ALCABOHNE_PROXY_COUNT": ("PROXY_COUNT", int),
     "REDIS_URL": ("STORE_URL", str),
+    "ALCABOHNE_REDIS_WAIT_REPLICAS": ("REDIS_WAIT_REPLICAS", int),
+    "ALCABOHNE_REDIS_WAIT_TIMEOUT": ("REDIS_WAIT_TIMEOUT", float),
     "ALCABOHNE_JOIN_LIMIT": ("JOIN_LIMIT", int),
     "ALCABOHNE_JOIN_TOTAL_LIMIT": ("JOIN_TOTAL_LIMIT", int),
     "ALCABOHNE_JOIN_WINDOW": ("JOIN_WINDOW", int),

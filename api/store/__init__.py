@@ -1,6 +1,8 @@
 """Game stores behind one contract (base.GameStore); `open_store` picks one from a URL.
 
     redis://host:port/db, rediss://...   RedisStore: production, any number of workers and hosts
+    redis+sentinel://h:p,h:p,h:p/<name>  RedisStore on the primary the Sentinels name, through failovers
+    redis+cluster://h:p[,h:p...]         RedisStore on a Redis Cluster (api/store/redis_connect.py)
     sqlite:///rel.db, sqlite:////abs.db  SqliteStore: the embedded default, one worker
     None (or "")                          SqliteStore at <data_dir>/games.db
     memory://                             MemoryStore: tests and throwaway servers, one worker
@@ -32,13 +34,17 @@ def default_data_dir() -> Path:
     return Path(base) / "alcabohne"
 
 
-def open_store(url: str | None, data_dir: str | None = None) -> GameStore:
+def open_store(url: str | None, data_dir: str | None = None, *, wait_replicas: int | None = None,
+               wait_timeout: float | None = None) -> GameStore:
     """Return the store that `url` names (see the module docstring).
 
     `data_dir` (default: default_data_dir()) is where a SQLite store keeps its file when the URL is
     None or names a relative path (`sqlite:///games.db`); `sqlite:////abs/games.db` (four slashes, as in
     SQLAlchemy) is absolute. Raises ValueError for an unknown scheme or a
     malformed URL, StoreUnavailable when the SQLite file cannot be created. Redis connects lazily.
+
+    `wait_replicas` and `wait_timeout` (Redis only; see RedisStore) default to the URL's options, else
+    to the settings REDIS_WAIT_REPLICAS and REDIS_WAIT_TIMEOUT of the environment (api.config).
     """
     if not url:
         return _sqlite(Path(data_dir) if data_dir else default_data_dir(), SQLITE_FILE)
@@ -46,10 +52,18 @@ def open_store(url: str | None, data_dir: str | None = None) -> GameStore:
     scheme = scheme.lower()
     if not sep:
         raise ValueError(f"store URL needs a scheme (redis://, sqlite:///, memory://): {url!r}")
-    if scheme in ("redis", "rediss", "unix"):
+    if scheme in ("redis", "rediss", "unix", "redis+sentinel", "redis+cluster"):
+        from api import config
+
         from .redis import RedisStore
 
-        return RedisStore(url)
+        query = url.partition("?")[2]
+        env = config.from_env()
+        if wait_replicas is None and "wait_replicas=" not in query:
+            wait_replicas = env.get("REDIS_WAIT_REPLICAS")
+        if wait_timeout is None and "wait_timeout=" not in query:
+            wait_timeout = env.get("REDIS_WAIT_TIMEOUT")
+        return RedisStore(url, wait_replicas=wait_replicas, wait_timeout=wait_timeout)
     if scheme == "sqlite":
         # sqlite:///x.db -> "x.db" (relative); sqlite:////abs/x.db -> "/abs/x.db" (SQLAlchemy's convention).
         if not rest.startswith("/") or rest == "/":
@@ -65,7 +79,8 @@ def open_store(url: str | None, data_dir: str | None = None) -> GameStore:
         from .memory import MemoryStore
 
         return MemoryStore()
-    raise ValueError(f"unknown store URL scheme {scheme!r} (use redis://, rediss://, sqlite:///, memory://)")
+    raise ValueError(f"unknown store URL scheme {scheme!r} (use redis://, rediss://, redis+sentinel://, "
+                     f"redis+cluster://, sqlite:///, memory://)")
 
 
 def is_multiprocess_safe(store: GameStore) -> bool:

@@ -43,6 +43,7 @@ then subscribers read.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import threading
@@ -51,10 +52,10 @@ from contextlib import contextmanager
 from typing import Any
 
 import redis
-from redis.backoff import ExponentialBackoff
-from redis.retry import Retry
 
 from .base import IDEMPOTENCY_TTL, CommitResult, GameStore, OutcomeUnknown, StoreUnavailable, without_snapshot
+from .redis_connect import connect
+from .redis_sharded import ShardedListener
 
 log = logging.getLogger(__name__)
 
@@ -83,23 +84,32 @@ POOL_SIZE = 64
 # Idle connections kept aside for the commit script (see RedisStore._run): enough for the commits one
 # worker has in flight at once in a burst, taken from (and beyond it given back to) the pool.
 HOT_IDLE = 8
+# Copies of a script sent before giving up on a broken connection, and the first pause between them
+# (seconds, doubled each time): a few, so that a dead server is a quick 503 rather than a hang.
+_ATTEMPTS, _BACKOFF = 3, 0.05
 # Seconds the listener blocks per read: bounds how long close() waits for the thread to notice.
 _LISTEN_SLICE = 0.25
 # Backoff while the pub/sub connection is down (seconds): first retry, cap.
 _RECONNECT_FIRST, _RECONNECT_CAP = 0.1, 2.0
 
 # KEYS: state, log, idem.  ARGV: expected, doc, ttl, idem key ('' for none), fingerprint, log, idem ttl,
-# channel, frames, commit token.  Returns {status, version}: for a duplicate, the version the key's
-# commit produced; "ok" also for a copy of the latest commit (its token), which writes nothing.
+# channel, frames, commit token, "1" when the caller WAITs for replicas.  Returns {status, version}: for
+# a duplicate, the version the key's commit produced; "ok" also for a copy of the latest commit (its
+# token). Those two answers write nothing, unless the caller WAITs: then they refresh a lifetime, a
+# write that replicates after the commit they report, so that WAIT on this connection also covers it.
 _COMMIT = """
 local v, t = unpack(redis.call('HMGET', KEYS[1], 'v', 't'))
 local current = v and tonumber(v) or 0
-if t == ARGV[10] then return {'ok', current} end
+if t == ARGV[10] then
+  if ARGV[11] == '1' then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+  return {'ok', current}
+end
 if ARGV[4] ~= '' then
   local rec = redis.call('HGET', KEYS[3], ARGV[4])
   if rec then
     local space = string.find(rec, ' ', 1, true)
     if string.sub(rec, space + 1) ~= ARGV[5] then return {'mismatch', current} end
+    if ARGV[11] == '1' then redis.call('EXPIRE', KEYS[3], ARGV[7]) end
     return {'duplicate', tonumber(string.sub(rec, 1, space - 1))}
   end
 end
@@ -229,40 +239,44 @@ def _game_of_channel(channel: str) -> str | None:
 
 
 class RedisStore(GameStore):
-    """Store in the Redis server at `url` (redis:// or rediss://).
+    """Store in the Redis of `url`: one server, a Sentinel-watched primary or a Cluster (redis_connect).
 
     `timeout` bounds connecting and each command (seconds). Connecting is lazy: the constructor does
     not touch the network and never raises StoreUnavailable; the first command does. At most
-    `pool_size` connections are open at once (besides the pub/sub one); a thread that finds them all
-    busy waits for one (up to `timeout`) instead of failing.
+    `pool_size` connections per server are open at once (besides the pub/sub ones); a thread that
+    finds them all busy waits for one (up to `timeout`) instead of failing.
+
+    `wait_replicas` > 0 (default: the URL's `wait_replicas`, else 0) makes every create and commit
+    wait, on the same connection, until that many replicas have it (Redis WAIT, at most
+    `wait_timeout` seconds): with asynchronous replication a change acknowledged just before the
+    primary dies may be missing on the replica promoted in its place, unless a replica had it. A
+    change that was applied but not confirmed in time raises OutcomeUnknown (503 outcome_unknown): a
+    retry with the same idempotency key answers "duplicate" once the replicas have it (the script
+    writes again, so that this WAIT covers the earlier write), or applies it afresh if a failover
+    lost it.
     """
 
-    def __init__(self, url: str, *, timeout: float = 5.0, pool_size: int = POOL_SIZE) -> None:
+    def __init__(self, url: str, *, timeout: float = 5.0, pool_size: int = POOL_SIZE,
+                 wait_replicas: int | None = None, wait_timeout: float | None = None) -> None:
         self.url = url
-        # Few, quick retries: the API should answer 503 soon rather than hang on a dead server. A retried
-        # commit is safe: with an idempotency key it answers "duplicate", without one "conflict".
-        # A blocking pool: redis-py's default pool raises "Too many connections" (a 503 here) as soon as
-        # more threads than its limit (100) talk at once, which a worker with hundreds of websocket
-        # threads reaches in a burst; a round trip takes well under a millisecond, so waiting is cheap.
-        pool = redis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=pool_size,
-            timeout=timeout,
-            decode_responses=True,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            health_check_interval=30,
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
-        )
-        self._client = redis.Redis.from_pool(pool)  # closing the client closes the pool
-        self._commit = self._client.register_script(_COMMIT)
+        self._conn = connect(url, timeout=timeout, pool_size=pool_size)
+        options = self._conn.options
+        self.wait_replicas = int(options.get("wait_replicas", 0) if wait_replicas is None else wait_replicas)
+        self.wait_timeout = float(options.get("wait_timeout", 1.0) if wait_timeout is None else wait_timeout)
+        if self.wait_replicas < 0 or (self.wait_replicas and not 0 < self.wait_timeout < timeout):
+            raise ValueError(f"wait_replicas must be >= 0 and wait_timeout within (0, {timeout}) seconds")
+        self._client = self._conn.client
+        # On a cluster a classic PUBLISH reaches every node: the scripts announce on sharded channels.
+        publish = "'SPUBLISH'" if self._conn.sharded else "'PUBLISH'"
+        register = self._client.register_script
+        self._commit = register(_COMMIT.replace("'PUBLISH'", publish))
         self._hot: list[Any] = []  # idle connections of the commit script, last used first (LIFO)
-        self._hot_open = True
-        self._create = self._client.register_script(_CREATE)
-        self._hit = self._client.register_script(_HIT)
-        self._presence = self._client.register_script(_PRESENCE)
-        self._online = self._client.register_script(_ONLINE)
-        self._link = self._client.register_script(_LINK)
+        self._hot_open = not self._conn.sharded  # one pool to keep them from; a cluster has one per node
+        self._create = register(_CREATE)
+        self._hit = register(_HIT)
+        self._presence = register(_PRESENCE.replace("'PUBLISH'", publish))
+        self._online = register(_ONLINE)
+        self._link = register(_LINK)
 
         self._sub_lock = threading.Lock()
         self._callbacks: dict[int, Callable[[str, int], None]] = {}
@@ -272,6 +286,7 @@ class RedisStore(GameStore):
         self._sub_client: redis.Redis | None = None
         self._pubsub: Any = None  # redis.client.PubSub, created by the first subscribe()
         self._thread: Any = None  # redis.client.PubSubWorkerThread
+        self._sharded: ShardedListener | None = None  # instead of the two above on a cluster
         self._stopping = threading.Event()
         self._outage_delay = 0.0  # > 0 while the pub/sub connection is down
         self._timeout = timeout
@@ -280,9 +295,9 @@ class RedisStore(GameStore):
 
     def create(self, game_id: str, doc: str, ttl: int) -> bool:
         """Store `doc` at version 1 for `ttl` seconds; return False if the game exists."""
+        keys = [game_key(game_id, "state"), game_key(game_id, "log"), game_key(game_id, "idem")]
         with _errors():
-            keys = [game_key(game_id, "state"), game_key(game_id, "log"), game_key(game_id, "idem")]
-            return self._create(keys=keys, args=[doc, ttl]) == 1
+            return self._run(self._create, keys, [doc, ttl], wrote=lambda created: created == 1) == 1
 
     def load(self, game_id: str) -> tuple[int, str] | None:
         """Return (version, doc), or None when the game does not exist or has expired."""
@@ -302,18 +317,21 @@ class RedisStore(GameStore):
         log: str = "",
         frames: str = "",
     ) -> CommitResult:
-        """Compare-and-set as specified in GameStore.commit, in one Lua script; raises StoreUnavailable."""
+        """Compare-and-set as specified in GameStore.commit, in one Lua script; raises StoreUnavailable,
+        OutcomeUnknown when the answer (or the replicas' confirmation) did not come."""
         keys = [game_key(game_id, "state"), game_key(game_id, "log"), game_key(game_id, "idem")]
         args = [
             expected_version, doc, ttl, "" if idem_key is None else idem_key, fingerprint, log,
             IDEMPOTENCY_TTL, game_channel(game_id), frames, secrets.token_hex(6),
+            "1" if self.wait_replicas else "",
         ]  # fmt: skip
         with _errors():
-            status, version = self._run(self._commit, keys, args)
+            status, version = self._run(self._commit, keys, args, wrote=lambda r: r[0] in ("ok", "duplicate"))
         return CommitResult(status, int(version))
 
-    def _run(self, script: Any, keys: list[str], args: list) -> Any:
-        """Return the reply of `script` run on a pooled connection: one write, one read.
+    def _run(self, script: Any, keys: list[str], args: list, *, wrote: Callable[[Any], bool]) -> Any:
+        """Return the reply of `script` run on a connection to the server of `keys`: one write, one read
+        (with WAIT, when the store waits for replicas, in the same write).
 
         The hot path of every move. redis-py's command path (retry wrapper, telemetry hooks, reply
         callbacks) costs CPU beside the round trip itself (measured on an idle server: about 90
@@ -321,49 +339,70 @@ class RedisStore(GameStore):
         by every thread waiting for the GIL. So is taking a connection from redis-py's pool: its
         lock, telemetry and a poll() per use, which checks that nothing was left unread; a system call
         lets the GIL go, and the thread waits to get it back. The connections of this method never
-        hold unread data (a reply is read in full, or the connection is dropped), so it keeps up to
-        HOT_IDLE of them aside, taken from the pool once. When the server lost the script (NOSCRIPT: a
-        restart, SCRIPT FLUSH) or the connection broke (a restarted server shows here first), the
-        script object takes over: it loads the script, or retries as every other command does (a
-        retried commit finds its own token, or answers "duplicate" or "conflict": never applies twice).
-        Raises redis errors like the script object; OutcomeUnknown when a copy was sent and no copy
-        got an answer.
+        hold unread data (the replies are read in full, or the connection is dropped), so it keeps up
+        to HOT_IDLE of them aside (one server, or the Sentinels' primary), taken from the pool once.
+
+        A broken connection (a restarted server, a primary that died or became a replica) is dropped
+        and the script sent again on another, after a short backoff: a copy that finds its own commit
+        token, or its idempotency key, never applies twice. NOSCRIPT (a restart, a promoted replica)
+        loads the script and sends again; MOVED/ASK (cluster slots moved) learns the slots again.
+        `wrote(reply)` tells whether the reply reports a change that WAIT must confirm. Raises redis
+        errors; OutcomeUnknown when a copy was sent and none got an answer, or the replicas did not
+        confirm in time.
         """
-        pool = self._client.connection_pool
-        try:
-            conn = self._hot.pop()  # atomic under the GIL: no lock
-        except IndexError:
-            conn = pool.get_connection()
-        clean = False  # nothing unread on the connection
-        sent = False  # the server may have the command
-        try:
-            conn.send_command("EVALSHA", script.sha, len(keys), *keys, *args)
-            sent = True
-            reply = conn.read_response()
-            clean = True
+        command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+        wait = ("WAIT", self.wait_replicas, int(self.wait_timeout * 1000)) if self.wait_replicas else None
+        sent = False  # the server may have run a copy
+        failure: Exception | None = None
+        for attempt in range(_ATTEMPTS):
+            if attempt:
+                self._stopping.wait(_BACKOFF * 2 ** (attempt - 1))
+            pool = self._conn.pool_for(keys[0])
+            conn = None
+            if self._hot_open:
+                with contextlib.suppress(IndexError):
+                    conn = self._hot.pop()  # atomic under the GIL: no lock
+            clean = False  # nothing unread on the connection
+            error: redis.ResponseError | None = None
+            try:
+                if conn is None:
+                    conn = pool.get_connection()
+                conn.send_packed_command(conn.pack_commands([command, wait] if wait else [command]))
+                sent = True
+                try:
+                    reply = conn.read_response()
+                except redis.ResponseError as exc:  # read in full: WAIT's answer follows
+                    error = exc
+                acked = conn.read_response() if wait else None
+                clean = True
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                failure = exc
+                continue
+            finally:
+                if conn is None:
+                    pass  # no connection to be had
+                elif clean and self._hot_open and len(self._hot) < HOT_IDLE:
+                    self._hot.append(conn)
+                else:
+                    if not clean:
+                        conn.disconnect()  # the pool connects it again when it is next used
+                    pool.release(conn)
+            if isinstance(error, redis.exceptions.NoScriptError):
+                self._client.script_load(script.script)  # on a cluster: every primary
+                continue
+            if isinstance(error, redis.exceptions.AskError):  # MOVED too
+                self._conn.refresh()
+                failure = error
+                continue
+            if error is not None:
+                raise error
+            if wait and wrote(reply) and int(acked) < self.wait_replicas:
+                raise OutcomeUnknown(f"redis: {acked} of {self.wait_replicas} replicas confirmed a change "
+                                     f"within {self.wait_timeout} s")
             return reply
-        except redis.exceptions.NoScriptError:
-            clean = True  # an error reply, read in full
-        except redis.ResponseError:
-            clean = True
-            raise
-        except (redis.ConnectionError, redis.TimeoutError):
-            pass
-        finally:
-            if clean and self._hot_open and len(self._hot) < HOT_IDLE:
-                self._hot.append(conn)
-            else:
-                if not clean:
-                    conn.disconnect()  # the pool connects it again when it is next used
-                pool.release(conn)
-        try:
-            return script(keys=keys, args=args)
-        except redis.TimeoutError as exc:  # sent, and no answer in time
-            raise OutcomeUnknown(f"redis: no answer to a commit: {exc}") from exc
-        except redis.ConnectionError as exc:
-            if sent:  # the first copy may have been run: the later ones could not tell us
-                raise OutcomeUnknown(f"redis: no answer to a commit: {exc}") from exc
-            raise
+        if sent and not isinstance(failure, redis.ResponseError):
+            raise OutcomeUnknown(f"redis: no answer to a commit: {failure}") from failure
+        raise failure or StoreUnavailable("redis: the script could not be loaded")
 
     def load_latest(self, game_id: str) -> tuple[int, str, str | None] | None:
         """Return (version, doc, log entry of that version or None) in one MULTI round trip."""
@@ -475,17 +514,20 @@ class RedisStore(GameStore):
         return cancel
 
     def _start_listener(self) -> None:
-        """PSUBSCRIBE, then start the listener thread (call with _sub_lock held)."""
-        # Its own client: no socket_timeout on the pub/sub connection (a blocking read with a timeout
-        # turns every quiet period into a reconnect), but health checks every 30 s find dead peers.
-        client = redis.Redis.from_url(
-            self.url,
-            decode_responses=True,
-            socket_timeout=None,
-            socket_connect_timeout=self._timeout,
-            health_check_interval=30,
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 1),
-        )
+        """PSUBSCRIBE, then start the listener thread (call with _sub_lock held). On a cluster: start
+        the sharded listener, which subscribes game by game (watch)."""
+        if self._conn.sharded:
+            with _errors():
+                self._client.ping()  # as with PSUBSCRIBE: an unreachable cluster fails the first subscribe
+            self._sharded = ShardedListener(
+                self._conn, lambda game_id: [game_channel(game_id), game_channel(game_id) + ":presence"],
+                lambda channel, data: self._on_message({"channel": channel, "data": data}),
+                self._catch_up, lambda: self._on_reconnect(None))
+            self._sharded.start()
+            self._thread = self._sharded
+            return
+        # Its own client (redis_connect): no socket_timeout on the pub/sub connection, health checks.
+        client = self._conn.listener()
         pubsub = client.pubsub(ignore_subscribe_messages=True)
         try:
             with _errors():
@@ -501,6 +543,37 @@ class RedisStore(GameStore):
         self._thread = pubsub.run_in_thread(
             sleep_time=_LISTEN_SLICE, daemon=True, exception_handler=self._on_listener_error
         )
+
+    def watch(self, game_id: str) -> None:
+        """On a cluster, SSUBSCRIBE to the game's channels (soon, on the listener thread); elsewhere the
+        pattern subscription hears every game already."""
+        sharded = self._sharded
+        if sharded is not None:
+            sharded.watch(game_id)
+
+    def unwatch(self, game_id: str) -> None:
+        """On a cluster, SUNSUBSCRIBE from the game's channels (soon); elsewhere nothing to do."""
+        sharded = self._sharded
+        if sharded is not None:
+            sharded.unwatch(game_id)
+
+    def _catch_up(self, game_id: str) -> None:
+        """The sharded subscription of `game_id` is in place: nudge the subscribers with its current
+        version, so that a socket that read the game before a commit it did not hear resyncs."""
+        try:
+            with _errors():
+                version = self._client.hget(game_key(game_id, "state"), "v")
+        except StoreUnavailable:
+            self._on_reconnect(None)  # cannot tell: every socket resyncs
+            return
+        if version is not None:
+            with self._sub_lock:
+                callbacks = list(self._callbacks.values())
+            for callback in callbacks:
+                try:
+                    callback(game_id, int(version), None)
+                except Exception:
+                    log.exception("store subscriber failed for %s v%s", game_id, version)
 
     def _on_message(self, message: dict[str, Any]) -> None:
         channel = message["channel"]
@@ -591,7 +664,7 @@ class RedisStore(GameStore):
         """Return True when the server answers PING, False otherwise (never raises)."""
         try:
             return bool(self._client.ping())
-        except redis.RedisError:
+        except (redis.RedisError, redis.exceptions.RedisClusterException):
             return False
 
     def close(self) -> None:
@@ -600,7 +673,9 @@ class RedisStore(GameStore):
             self._stopping.set()
             thread, self._thread = self._thread, None
             sub_client, self._sub_client = self._sub_client, None
-        if thread is not None:
+        if isinstance(thread, ShardedListener):
+            thread.stop()
+        elif thread is not None:
             thread.stop()
             if thread is not threading.current_thread():
                 thread.join(timeout=5 * _LISTEN_SLICE + self._timeout)
@@ -612,7 +687,7 @@ class RedisStore(GameStore):
                 conn = self._hot.pop()
             except IndexError:
                 break
-            self._client.connection_pool.release(conn)
+            self._client.connection_pool.release(conn)  # never a cluster's: it keeps none aside
         self._client.close()
 
 
@@ -628,6 +703,8 @@ def _errors() -> Iterator[None]:
         yield
     except _UNAVAILABLE as exc:
         raise StoreUnavailable(f"redis: {type(exc).__name__}: {exc}") from exc
+    except redis.exceptions.RedisClusterException as exc:  # no node reachable, a slot not served
+        raise StoreUnavailable(f"redis cluster: {type(exc).__name__}: {exc}") from exc
     except redis.ResponseError as exc:
         if str(exc).startswith(_UNCLASSED_UNAVAILABLE):
             raise StoreUnavailable(f"redis: {exc}") from exc

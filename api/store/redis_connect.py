@@ -1,0 +1,196 @@
+"""How a Redis store URL becomes clients: one server, a Sentinel-watched primary, or a Redis Cluster.
+
+    redis://[user:pass@]host:port/db, rediss://..., unix://...   one server (or an address that follows
+                                                                 the primary)
+    redis+sentinel://[user:pass@]h:p,h:p,h:p/<service>[?...]     ask the Sentinels for <service>'s primary
+                                                                 and follow it through failovers
+    redis+cluster://[user:pass@]h:p[,h:p...][?...]               a Redis Cluster (any reachable nodes)
+
+Query options of the two multi-host schemes: `ssl=true` (TLS to the data nodes; `ssl_ca_certs=<file>`,
+`ssl_certfile`, `ssl_keyfile` as in redis-py), and for Sentinel `db=<n>`, `sentinel_username` and
+`sentinel_password` (the Sentinels' own auth, when they require one; the userinfo authenticates to the
+primary) and `sentinel_ssl=true`. Every URL may also carry `wait_replicas=<n>` and `wait_timeout=<s>`
+(see RedisStore), which the ALCABOHNE_REDIS_WAIT_* settings otherwise give.
+
+A Connector hands RedisStore what differs between the three: the command client, the connection pool
+that serves a given key (the cluster has one per node), and fresh connections for the pub/sub listener.
+Everything the store does with them is the same code (api/store/redis.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.cluster import ClusterNode, RedisCluster
+from redis.retry import Retry
+from redis.sentinel import Sentinel, SentinelConnectionPool
+
+SCHEMES = ("redis", "rediss", "unix", "redis+sentinel", "redis+cluster")
+# Options the store itself takes from the URL (removed before redis-py sees the rest).
+STORE_OPTIONS = ("wait_replicas", "wait_timeout")
+_TRUE = ("1", "true", "yes", "on")
+
+
+class _BlockingSentinelPool(SentinelConnectionPool, redis.BlockingConnectionPool):
+    """Sentinel's pool (it asks the Sentinels where the primary is before each connect) that waits for
+    a free connection like the single-server store's pool, instead of failing past max_connections."""
+
+
+@dataclass
+class Connector:
+    """The clients of one store URL (see the module docstring).
+
+    `client` runs every command (routing by key on a cluster); `pool_for(key)` is the pool whose
+    connections reach the server holding `key` (RedisStore's commit path sends on them itself);
+    `listener()` makes the client of the pub/sub connection (single server and Sentinel: one for all
+    games); `node_listener(key)` makes one for the cluster node that serves `key` (sharded pub/sub is
+    per node). `sharded` tells the store which fan-out to use.
+    """
+
+    kind: str  # "single", "sentinel" or "cluster"
+    client: Any  # redis.Redis, or RedisCluster
+    listener: Callable[[], redis.Redis] | None = None
+    options: dict[str, str] = field(default_factory=dict)  # wait_replicas, wait_timeout from the URL
+    _node_kwargs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sharded(self) -> bool:
+        return self.kind == "cluster"
+
+    def pool_for(self, key: str) -> Any:
+        """The connection pool of the server that holds `key`."""
+        if self.kind != "cluster":
+            return self.client.connection_pool
+        node = self.client.get_node_from_key(key)
+        return self.client.get_redis_connection(node).connection_pool
+
+    def node_of(self, key: str) -> str:
+        """The name ("host:port") of the cluster node serving `key`'s slot (cluster only)."""
+        return self.client.get_node_from_key(key).name
+
+    def node_listener(self, name: str) -> redis.Redis:
+        """A client for the pub/sub connection to cluster node `name` (no socket timeout)."""
+        host, _, port = name.rpartition(":")
+        return redis.Redis(host=host, port=int(port), **self._node_kwargs)
+
+    def refresh(self) -> None:
+        """Learn the cluster's slots again (after a node failed or slots moved); no-op elsewhere."""
+        if self.kind == "cluster":
+            self.client.nodes_manager.initialize()
+
+
+def connect(url: str, *, timeout: float, pool_size: int) -> Connector:
+    """Return the Connector of `url` (no network I/O yet: every client connects lazily).
+
+    Raises ValueError for a URL that names no host, service or scheme this module knows.
+    """
+    scheme = url.partition("://")[0].lower()
+    command = dict(
+        decode_responses=True,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        health_check_interval=30,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
+    )
+    # The pub/sub connection blocks in reads for as long as the games are quiet: no socket timeout (a
+    # read with one turns every quiet period into a reconnect); health checks every 30 s find dead peers.
+    listening = dict(command, socket_timeout=None, retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 1))
+    if scheme in ("redis", "rediss", "unix"):
+        url, options = _split_options(url)
+        # A blocking pool: redis-py's default pool raises "Too many connections" (a 503 here) as soon as
+        # more threads than its limit talk at once, which a worker with hundreds of websocket threads
+        # reaches in a burst; a round trip takes well under a millisecond, so waiting is cheap.
+        pool = redis.BlockingConnectionPool.from_url(url, max_connections=pool_size, timeout=timeout,
+                                                     **command)
+        return Connector("single", redis.Redis.from_pool(pool),
+                         lambda: redis.Redis.from_url(url, **listening), options)
+    if scheme == "redis+sentinel":
+        return _sentinel(url, command, listening, timeout, pool_size)
+    if scheme == "redis+cluster":
+        return _cluster(url, command, listening, pool_size)
+    raise ValueError(f"not a Redis URL (use {', '.join(s + '://' for s in SCHEMES)}): {url!r}")
+
+
+def _split_options(url: str) -> tuple[str, dict[str, str]]:
+    """Take the store's own options out of a URL's query; return (the rest of the URL, options)."""
+    base, sep, query = url.partition("?")
+    if not sep:
+        return url, {}
+    pairs = parse_qsl(query, keep_blank_values=True)
+    options = {k: v for k, v in pairs if k in STORE_OPTIONS}
+    rest = "&".join(f"{k}={v}" for k, v in pairs if k not in STORE_OPTIONS)
+    return (f"{base}?{rest}" if rest else base), options
+
+
+def _hosts(netloc: str, url: str) -> tuple[list[tuple[str, int]], dict[str, Any]]:
+    """Return ([(host, port)...], auth kwargs) of a multi-host netloc "user:pass@h:p,h:p"."""
+    auth: dict[str, Any] = {}
+    userinfo, at, hostlist = netloc.rpartition("@")
+    if at:
+        user, colon, password = userinfo.partition(":")
+        if colon:
+            auth["password"] = unquote(password)
+            if user:
+                auth["username"] = unquote(user)
+        elif user:
+            auth["password"] = unquote(user)  # "secret@host": a bare password, as redis-cli takes it
+    hosts = []
+    for item in hostlist.split(","):
+        host, colon, port = item.strip().rpartition(":")
+        if not colon or not host or not port.isdigit():
+            raise ValueError(f"every host needs host:port in {url!r}")
+        hosts.append((host.strip("[]"), int(port)))
+    if not hosts:
+        raise ValueError(f"no host in {url!r}")
+    return hosts, auth
+
+
+def _tls(query: dict[str, str], prefix: str = "") -> dict[str, Any]:
+    """redis-py's TLS keyword arguments from the query options `ssl`, `ssl_ca_certs`, ... (with a prefix)."""
+    if query.get(prefix + "ssl", "").lower() not in _TRUE:
+        return {}
+    tls: dict[str, Any] = {"ssl": True}
+    for name in ("ssl_ca_certs", "ssl_certfile", "ssl_keyfile", "ssl_cert_reqs"):
+        if query.get(prefix + name):
+            tls[name] = query[prefix + name]
+    return tls
+
+
+def _sentinel(url: str, command: dict, listening: dict, timeout: float, pool_size: int) -> Connector:
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    options = {k: query.pop(k) for k in STORE_OPTIONS if k in query}
+    hosts, auth = _hosts(parts.netloc, url)
+    service = unquote(parts.path.strip("/"))
+    if not service or "/" in service:
+        raise ValueError(f"a Sentinel URL names one service: redis+sentinel://h:p,h:p/<service>: {url!r}")
+    node = dict(auth, **_tls(query), db=int(query.get("db", 0)))
+    sentinel_auth = {k: query[f"sentinel_{k}"] for k in ("username", "password")
+                     if query.get(f"sentinel_{k}")}
+    sentinel_kwargs = dict(sentinel_auth, **_tls(query, "sentinel_"), socket_timeout=timeout,
+                           socket_connect_timeout=timeout, decode_responses=True)
+    sentinel = Sentinel(hosts, sentinel_kwargs=sentinel_kwargs, **node)
+    client = sentinel.master_for(service, connection_pool_class=_BlockingSentinelPool,
+                                 max_connections=pool_size, timeout=timeout, **command)
+    return Connector("sentinel", client, lambda: sentinel.master_for(service, **listening), options)
+
+
+def _cluster(url: str, command: dict, listening: dict, pool_size: int) -> Connector:
+    parts = urlsplit(url)
+    if parts.path.strip("/"):
+        raise ValueError(f"a Redis Cluster has one database: no path in {url!r}")
+    query = dict(parse_qsl(parts.query))
+    options = {k: query.pop(k) for k in STORE_OPTIONS if k in query}
+    hosts, auth = _hosts(parts.netloc, url)
+    node = dict(auth, **_tls(query))
+    # RedisCluster retries a command on another attempt itself (after learning the slots again);
+    # `retry` is its own setting, per node clients take the rest.
+    cluster_kwargs = {k: v for k, v in command.items() if k != "retry"}
+    client = RedisCluster(startup_nodes=[ClusterNode(h, p) for h, p in hosts], max_connections=pool_size,
+                          retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2), **node, **cluster_kwargs)
+    return Connector("cluster", client, None, options, dict(node, **listening))
