@@ -71,6 +71,12 @@ class Connection:
         self._queued = 0  # frames in the outbox not yet sent by the handler
         self.direct: Callable[[str], bool] | None = None
         self.closing = False
+        # How the handler thread closes the socket when it meets CLOSE (code, reason): see `close`.
+        self.close_as: tuple[int, str] = (1008, "closed")
+        # False until the hello's presence is offered (`offer_presence(first=True)`, after the snapshot):
+        # presence announced meanwhile (the socket's own arrival, say) waits, so that a client always
+        # gets the state before the presence (docs/websocket.md, "Frame order").
+        self.greeted = False
 
     def wake(self) -> None:
         """Tell the handler thread that the client sent something (called by the reader thread)."""
@@ -90,7 +96,7 @@ class Connection:
             return
         if self._queued > OUTBOX_LIMIT:
             log.warning("socket %s of %s is not reading; closing it", self.id, self.game_id)
-            self.close()
+            self.close(1008, "not_reading")
             return
         self._queued += 1
         self.outbox.put(text)
@@ -100,8 +106,10 @@ class Connection:
         with self._lock:
             self._queued -= 1
 
-    def close(self) -> None:
-        """Ask the handler thread to end the connection (after the frames already queued)."""
+    def close(self, code: int = 1008, reason: str = "closed") -> None:
+        """Ask the handler thread to end the connection (after the frames already queued) with the close
+        `code` and `reason` (the code of the error frame queued before it, if any)."""
+        self.close_as = (code, reason)
         self.closing = True
         self.outbox.put(CLOSE)
 
@@ -118,11 +126,14 @@ class Connection:
             self._push(frame(previous))
             return True
 
-    def offer_presence(self, online: Iterable[int]) -> None:
-        """Queue a presence frame when the online seats differ from the last ones queued."""
+    def offer_presence(self, online: Iterable[int], *, first: bool = False) -> None:
+        """Queue a presence frame when the online seats differ from the last ones queued. Before the
+        hello's own presence (`first`), nothing is queued: that one comes right after the snapshot."""
         online = sorted(set(online))
         with self._lock:
-            if online == self._presence:
+            if first:
+                self.greeted = True
+            if not self.greeted or online == self._presence:
                 return
             self._presence = online
             self._push(frames.presence_frame(online, self.seats))
@@ -250,9 +261,10 @@ class Hub:
         self._render(game, events, [conn])
 
     def send_presence(self, conn: Connection) -> None:
-        """Queue the game's current presence for `conn` (raises StoreUnavailable)."""
+        """Queue the game's current presence for `conn`, the hello's presence, which follows its
+        snapshot (raises StoreUnavailable)."""
         with self._presence_lock:
-            conn.offer_presence(self._store.online_seats(conn.game_id))
+            conn.offer_presence(self._store.online_seats(conn.game_id), first=True)
 
     def _render(self, game: Loaded, events: Events, conns: list[Connection],
                 last_seat: int | None = None) -> None:
@@ -265,7 +277,7 @@ class Hub:
             if conn.seat is not None and game.seats[conn.seat] != conn.token_hash:
                 # The seat moved to another device (transfer): this socket no longer sees its cards.
                 conn.push(frames.SEAT_MOVED)
-                conn.close()
+                conn.close(1008, "bad_token")
             elif game.version > conn.version:
                 live.append(conn)
         if not live:

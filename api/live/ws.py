@@ -57,6 +57,12 @@ SCHEMA_URL = "/api/v1/ws.schema.json"
 HELLO_TIMEOUT = 5.0
 # A send that cannot hand its bytes to the kernel in this many seconds means a dead or stuck client.
 SEND_TIMEOUT = 10.0
+# Seconds the server waits for the client's close frame after sending its own, before dropping the TCP
+# connection: without the client's answer a browser reports 1006 and no reason (RFC 6455 7.1.1, 7.1.4).
+CLOSE_WAIT = 2.0
+# The close code after an error frame that ends the socket: 1011 when the server failed (try again
+# later), 1008 (policy violation) for every refusal (docs/websocket.md, "Errors that close").
+SERVER_FAULTS = frozenset({"internal_error", "store_unavailable"})
 # Largest message accepted from a client (an action is well under 1 KB).
 MAX_MESSAGE = 16 * 1024
 MAX_ID = 255
@@ -236,14 +242,21 @@ class Session:
         return frames.error(code, detail, msg_id, **extra)
 
     def refuse(self, frame: dict) -> None:
-        """Send `frame` and close the socket (policy violation)."""
+        """Send `frame`, an error without id, and close the socket with the close code of its code and
+        the code as the reason."""
         if self.send(frame):
-            self.hang_up(1008, frame["code"])
+            self.hang_up(close_code(frame["code"]), frame["code"])
 
-    def hang_up(self, reason: int, message: str) -> None:
-        """Send a close frame, then shut the socket down so that the reader thread ends at once."""
+    def hang_up(self, code: int, reason: str, *, wait: bool = True) -> None:
+        """Close the socket: send a close frame with `code` and `reason`, wait up to CLOSE_WAIT seconds
+        for the client's close frame (the reader thread ends when it comes, or when the client drops
+        the connection), then shut the TCP connection down. Without `wait` (a client that stopped
+        answering), or on the reader thread itself, it is shut down at once."""
         with self.send_lock, contextlib.suppress(*GONE):
-            self.ws.close(reason=reason, message=message)
+            self.ws.close(reason=code, message=reason)
+        reader = self.ws.thread
+        if wait and reader is not None and reader is not threading.current_thread():
+            reader.join(CLOSE_WAIT)
         with contextlib.suppress(OSError):
             self.raw.shutdown(socket.SHUT_RDWR)
 
@@ -304,20 +317,28 @@ class Session:
             return False
         self.token = token or None
         seat = first["seat"]
+        # A client that says it holds a version the server never made (a store restored from a backup,
+        # a client's bug) gets the whole current state: it replaces what the client holds.
+        held = since if since <= first["version"] else 0
         conn = Connection(self.game_id, seat, auth.token_hash(self.token) if self.token else None,
-                          min(since, first["version"]), len(first["view"]["players"]))
-        # Register first, then read: a commit between the two reaches us by the nudge or by the read.
-        conn.direct = self.direct
-        self.hub.attach(conn)
-        self.conn = conn
-        self.ws.event.wake = self.answer_inline
-        conn.wake()  # a message that arrived before the line above is waiting in the buffer
-        try:
-            self.hub.send_snapshot(conn)
-        except ApiError as err:
-            self.refuse(self.error(err.code, err.detail))
-            return False
-        self.hub.send_presence(conn)
+                          held, len(first["view"]["players"]))
+        # The frame order after hello (docs/websocket.md): the state (unless the client holds the current
+        # version), then presence, then everything else. Messages that arrive meanwhile wait: `reading`
+        # keeps the reader thread from answering them (answer_inline leaves them to this thread's loop,
+        # woken below); the hub holds back presence until send_presence.
+        with self.reading:
+            # Register first, then read: a commit between the two reaches us by the nudge or by the read.
+            conn.direct = self.direct
+            self.hub.attach(conn)
+            self.conn = conn
+            self.ws.event.wake = self.answer_inline
+            conn.wake()  # a message that arrived before the line above is waiting in the buffer
+            try:
+                self.hub.send_snapshot(conn)
+            except ApiError as err:
+                self.refuse(self.error(err.code, err.detail))
+                return False
+            self.hub.send_presence(conn)
         return True
 
     def loop(self) -> None:
@@ -335,7 +356,7 @@ class Session:
                 except queue.Empty:
                     item = None
             if item is CLOSE:
-                self.hang_up(1008, "closed by the server")
+                self.hang_up(*conn.close_as)
                 return
             if item is INBOUND:
                 with self.reading:  # the reader thread answers messages while it is free
@@ -406,7 +427,7 @@ class Session:
             except Exception:
                 log.exception("websocket of %s failed", self.game_id)
                 replies.append(encode(self.error("internal_error")))
-                self.conn.close()
+                self.conn.close(close_code("internal_error"), "internal_error")
             finally:
                 with self.send_lock:
                     # Under the lock that direct() takes: a frame pushed from now on goes out after these.
@@ -417,7 +438,7 @@ class Session:
             # This is simple-websocket's reader thread: an error escaping here would end it silently,
             # leaving a socket nobody reads or pings. Say so, and close the socket properly instead.
             log.exception("websocket of %s: answering failed; closing", self.game_id)
-            self.hang_up(1011, "internal error")
+            self.hang_up(1011, "internal_error")
         finally:
             self.reading.release()
         if not sent:
@@ -437,7 +458,7 @@ class Session:
                 self.ping_unanswered = now
             elif now - self.ping_unanswered >= self.idle / 2:
                 log.info("websocket of %s: no pong for %.1f s", self.game_id, now - self.ping_unanswered)
-                self.hang_up(1011, "ping timeout")
+                self.hang_up(1011, "ping_timeout", wait=False)
                 return False
         else:
             self.ping_unanswered = None
@@ -510,6 +531,11 @@ class Session:
         new_version = answer["version"]
         self.conn.offer_state(new_version, lambda _previous: frames.answer_state_frame(answer))
         return frames.ack(msg_id, new_version)
+
+
+def close_code(code: str) -> int:
+    """Return the close code that follows an error frame of `code` which ends the socket."""
+    return 1011 if code in SERVER_FAULTS else 1008
 
 
 def _parse(text):
