@@ -53,6 +53,23 @@ def bearer_token(header: str | None) -> str | None:
     return token
 
 
+REALM = "alcabohne"
+
+
+def challenge(header: str | None) -> str:
+    """Return the `WWW-Authenticate` value of a 401 (RFC 6750 §3): the bearer scheme, and why the
+    request's Authorization header (None: absent) was refused. The token itself is never echoed."""
+    if header is None:
+        return f'Bearer realm="{REALM}"'
+    try:
+        bearer_token(header)
+    except ValueError:
+        return (f'Bearer realm="{REALM}", error="invalid_request", '
+                f'error_description="Authorization must be Bearer and a seat token"')
+    return (f'Bearer realm="{REALM}", error="invalid_token", '
+            f'error_description="The token holds no seat of this game"')
+
+
 def new_code() -> str:
     """Return a random join/transfer code (about 29.7 bits; guessing is throttled per address)."""
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))

@@ -8,8 +8,9 @@ from __future__ import annotations
 import logging
 
 PROBLEM_TYPE = "application/problem+json"
-# `type` URIs are relative references to the documentation of each code.
-TYPE_BASE = "/api/docs#problem-"
+# A problem's `type` is the page describing its code (api.http.problem_pages serves it), a reference
+# relative to the API's origin: the same body whatever address the server is reached at.
+TYPE_BASE = "/api/v1/problems/"
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,66 @@ CODES: dict[str, tuple[int, str]] = {
     "internal_error": (500, "Internal server error"),
 }
 
+# code -> what a client should do about it: the page of each problem type (api.http.problem_pages).
+ADVICE: dict[str, str] = {
+    "invalid_action": "The action is not one the game knows, or its fields are missing or of the wrong "
+                      "type. Send one of the view's `legal_actions` as it is. Nothing was changed.",
+    "bad_token": "The Authorization header is missing, is not `Bearer <seat token>`, or the token holds no "
+                 "seat of this game (never did, or the seat was moved to another device). Use the token "
+                 "that create, join or a transfer gave you; without a seat, look at the table view with no "
+                 "token. Nothing was changed.",
+    "not_your_turn": "Another seat is to move (a hint: or the game is over). Wait for the next state (the "
+                     "websocket, or GET the game) and move when `view.active` is your seat.",
+    "unknown_game": "There is no game with this id: it never existed, or it expired (30 days after its "
+                    "last change, 7 days after its end, 24 hours for a duo game whose second seat stayed "
+                    "free). Start a new game.",
+    "stale_version": "The game moved on since the version you sent (the other seat, the bot, or your own "
+                     "earlier move). The answer carries the current `version` and your `view`: decide "
+                     "again from them and send the new version. Nothing was changed.",
+    "illegal_action": "The action is well formed but the rules forbid it now; `detail` names the rule. "
+                      "Choose one of the view's `legal_actions`. Nothing was changed.",
+    "rate_limited": "A rate limit was reached (per client address, per seat, or for the whole server). "
+                    "Wait the `Retry-After` seconds (also `retry_after` in the body) before trying again.",
+    "invalid_request": "The request does not have the documented form: a body that is not JSON (415), "
+                       "or one that does not match the operation's schema (400; `errors` lists what is "
+                       "wrong, per field). Fix the request; nothing was changed.",
+    "unknown_code": "No live join or transfer code is this one: it was mistyped, already used, or expired. "
+                    "Ask for a new code. Failed codes count against a per-client limit.",
+    "idempotency_mismatch": "This Idempotency-Key was already answered for this game with a different "
+                            "request. Use a fresh key for every new action; reuse a key only to resend the "
+                            "very same request. Nothing was changed.",
+    "game_not_over": "The record (and with it the seed) or a rematch is available only once the game is "
+                     "over. Ask again after the end.",
+    "record_unavailable": "The game is over but its log no longer reaches back to its start, so no "
+                          "verifiable record can be built. Nothing can be done for this game.",
+    "seat_taken": "This seat of the rematch was already claimed by another device's token. Each device "
+                  "asks for the rematch with its own seat token.",
+    "forbidden_origin": "A websocket was opened from a web page whose origin this server does not allow. "
+                        "Open it from the server's own pages, or have the operator allow the origin.",
+    "not_found": "No resource lives at this path. Check the path against the API reference.",
+    "method_not_allowed": "The path exists but not with this method; the `Allow` header lists the methods "
+                          "it has.",
+    "payload_too_large": "The request body is larger than the server accepts (16 KiB). Nothing was read "
+                         "or changed.",
+    "store_unavailable": "The server cannot reach its game store. Nothing was changed: retry after "
+                         "`Retry-After` seconds.",
+    "outcome_unknown": "The store did not answer a change in time: the action (or join) may or may not have "
+                       "been applied. Resend it with the same Idempotency-Key (or websocket message id): "
+                       "it is applied at most once, and the answer says what it made. Without a key, look "
+                       "at the game before sending it again.",
+    "server_busy": "The server holds all the live connections it can. Retry after `Retry-After` seconds, "
+                   "or use HTTP meanwhile.",
+    "internal_error": "A bug on the server: the request could not be answered. Whether a change was made is "
+                      "not known; look at the game before retrying. Please report it with the response's "
+                      "`X-Request-Id`.",
+}
+
+
+def type_uri(code: str) -> str:
+    """Return the `type` URI of a problem code: the path of the page describing it."""
+    return TYPE_BASE + code
+
+
 # What to do after outcome_unknown, over HTTP and the websocket alike.
 OUTCOME_UNKNOWN_DETAIL = ("Unknown outcome: the store did not answer in time, so this action may or may not "
                           "have been applied. Resend it with the same key or id (Idempotency-Key, or the "
@@ -63,7 +124,7 @@ class ApiError(Exception):
     def problem(self) -> dict:
         """Return the RFC 9457 body."""
         body = {
-            "type": TYPE_BASE + self.code,
+            "type": type_uri(self.code),
             "title": self.title,
             "status": self.status,
             "detail": self.detail,

@@ -1,17 +1,29 @@
-"""The OpenAPI 3.1 document at /api/v1/openapi.json and its offline Swagger UI at /api/docs."""
+"""The OpenAPI 3.1 document at /api/v1/openapi.json and its offline Swagger UI at /api/docs.
+
+flask-smorest builds the operations from api.http.routes and api.http.schemas; `finish` then adds what
+its converter cannot say: the headers of every answer, problem+json for every error, the bodies of the
+non-JSON answers, `servers`, and an example of every request and answer. The examples are real answers
+of this server, recorded by tests/api/test_openapi_examples.py into openapi_examples.json beside this
+file (the test fails when they no longer match what the server answers).
+"""
 
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
-from flask import jsonify
+from flask import current_app, jsonify
 from flask_swagger_ui import get_swaggerui_blueprint
 
-from api.errors import CODES, PROBLEM_TYPE
+from api.errors import CODES, PROBLEM_TYPE, TYPE_BASE
+from api.http import problem_pages
 from api.http.schemas import OPENAPI_EXTRA
+from api.logs import HEADER as REQUEST_ID
 
 SPEC_URL = "/api/v1/openapi.json"
 DOCS_URL = "/api/docs"
+EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
 
 DESCRIPTION = """\
 The HTTP API of Al Cabohne Online (the contract is docs/protocol.md).
@@ -19,10 +31,13 @@ The HTTP API of Al Cabohne Online (the contract is docs/protocol.md).
 * Seats: creating a game returns the creator's seat token (seat 0); a duo game also returns a join code
   and link. `POST /games/join` with the code takes the free seat. A seat moves to another device with
   `POST /games/{id}/transfer` then `POST /games/join` with the transfer code; the old token stops working.
-* Send the seat token as `Authorization: Bearer <token>`. No token: the public table view.
+* Send the seat token as `Authorization: Bearer <token>`. No token: the public table view. A refused
+  token gets 401 with `WWW-Authenticate: Bearer realm="alcabohne"` (and `error="invalid_token"` or
+  `"invalid_request"` when a header was sent).
 * Every accepted action, join and transfer raises `version` by exactly 1. Send the version you based
   your move on; a stale one gets 409 `stale_version` with the current version and view. Send a fresh
-  `Idempotency-Key` per action and reuse it on retry: the retry gets the first answer.
+  `Idempotency-Key` per action and reuse it on retry: the retry gets the first answer, with the header
+  `Idempotent-Replayed: true`.
 * Against the computer: create with `"bot"` (duo); the bot's moves follow yours, each its own version.
   `GET /games/{id}/hint` suggests a move on your turn. Every answer carries `seed_commitment`; once the
   game is over `GET /games/{id}/record` reveals seed and salt (`alcabohne verify RECORD.json`).
@@ -35,44 +50,201 @@ The HTTP API of Al Cabohne Online (the contract is docs/protocol.md).
   60 per min, seat transfers 10 per 15 min, failed join/transfer codes 10 per min per client and 120
   per min in all; each is a setting (`ALCABOHNE_CREATE_LIMIT`, `_MOVE_LIMIT`, `_HELLO_LIMIT`,
   `_TRANSFER_LIMIT`, `_JOIN_LIMIT`, `_JOIN_TOTAL_LIMIT` and their `_WINDOW`s). Past one: 429
-  `rate_limited` with `Retry-After` (and `retry_after` in the body).
+  `rate_limited` with `Retry-After` (and `retry_after` in the body). Every 503 has `Retry-After` too.
+* Every answer carries `X-Request-Id`: the request's own `X-Request-Id` when it sent a valid one
+  (1-64 of `A-Z a-z 0-9 . _ : -`), else a new id. It names the request in the server's logs.
 * Games stay resumable 30 days after their last change, finished games 7 days; a duo game whose second
   seat is free expires after 24 hours.
-* Errors are `application/problem+json` (RFC 9457) with a stable `code`:
-""" + "\n".join(f"  * `{code}` ({status}): {title}" for code, (status, title) in CODES.items())
+* Live updates: the websocket `GET /api/v1/games/{id}/ws` (answered with 101 Switching Protocols) is not
+  an operation of this document; its frames are described by the JSON Schema at
+  `/api/v1/ws.schema.json` and by docs/websocket.md.
+* Errors are `application/problem+json` (RFC 9457) with a stable `code`; the `type` is the address of
+  the code's page (`/api/v1/problems/{code}`, relative to this server), which says what to do:
+""" + "\n".join(f"  * [`{code}`]({TYPE_BASE}{code}) ({status}): {title}"
+            for code, (status, title) in CODES.items())
+
+# Schemas flask-smorest registers for features we do not use (pagination).
+UNUSED_SCHEMAS = ("PaginationMetadata",)
+
+HEADERS = {
+    "XRequestId": {
+        "description": "The id of this request in the server's logs: the request's own X-Request-Id "
+                       "when it sent a valid one, else a new one.",
+        "required": True,
+        "schema": {"type": "string", "pattern": r"^[A-Za-z0-9._:-]{1,64}$"},
+    },
+    "RetryAfter": {
+        "description": "Seconds to wait before trying again.",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+    "WWWAuthenticate": {
+        "description": "The bearer challenge (RFC 6750 §3): `Bearer realm=\"alcabohne\"`, with "
+                       "`error=\"invalid_token\"` when the token holds no seat of the game and "
+                       "`error=\"invalid_request\"` when the Authorization header is not `Bearer <token>`.",
+        "required": True,
+        "schema": {"type": "string", "pattern": '^Bearer realm="alcabohne"'},
+    },
+    "Allow": {
+        "description": "On a 405 (method_not_allowed) only: the methods the path has.",
+        "schema": {"type": "string"},
+    },
+    "IdempotentReplayed": {
+        "description": "Present (true) when this is the recorded answer to an earlier request with the "
+                       "same Idempotency-Key: nothing new was applied.",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
+    "Location": {
+        "description": "The new game's address.",
+        "required": True,
+        "schema": {"type": "string", "pattern": r"^/api/v1/games/[A-Za-z0-9_-]{1,64}$"},
+    },
+}
+
+REQUEST_ID_PARAMETER = {
+    "name": REQUEST_ID,
+    "in": "header",
+    "required": False,
+    "description": "An id for this request (1-64 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and "
+                   "written on the server's log lines; an invalid one is replaced by a new id.",
+    "schema": {"type": "string"},
+}
+
+# Bodies that are not JSON (flask-smorest declares a content type only together with a schema).
+TEXT_BODIES = {
+    "image/svg+xml": {"type": "string", "contentMediaType": "image/svg+xml"},
+    "text/html": {"type": "string", "contentMediaType": "text/html"},
+}
+
+DEFAULT_ERROR = {
+    "description": "Any other error, with its code: 405 method_not_allowed for a method the path does not "
+                   "have (with `Allow`), 500 internal_error for a bug. Every error is problem+json.",
+    "content": {PROBLEM_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    "headers": {REQUEST_ID: {"$ref": "#/components/headers/XRequestId"},
+                "Allow": {"$ref": "#/components/headers/Allow"}},
+}
 
 
-def _problem_content(spec: dict) -> dict:
-    """Return `spec` with every error answer declared as application/problem+json (what we send)."""
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/headers/{name}"}
+
+
+def _response_headers(method: str, path: str, status: str) -> dict:
+    """The headers of one answer, as api.http.problems, api.logs and the routes send them."""
+    headers = {REQUEST_ID: _ref("XRequestId")}
+    if status == "401":
+        headers["WWW-Authenticate"] = _ref("WWWAuthenticate")
+    if status in ("429", "503"):
+        headers["Retry-After"] = _ref("RetryAfter")
+    if (method, path, status) == ("post", "/api/v1/games", "201"):
+        headers["Location"] = _ref("Location")
+    if (method, status) == ("post", "200") and path.endswith("/actions"):
+        headers["Idempotent-Replayed"] = _ref("IdempotentReplayed")
+    if path.endswith("/qr.svg") and status == "200":
+        headers["Cache-Control"] = {"description": "The link holds a live code: never cached.",
+                                    "required": True, "schema": {"type": "string", "const": "no-store"}}
+    return headers
+
+
+def _examples_of(exchanges: list[dict]) -> dict:
+    """Group the recorded exchanges by operation: {(method, path): {"request": {...}, "responses":
+    {status: {name: example}}, "parameters": {name: {example name: example}}}}."""
+    grouped: dict = {}
+    for ex in exchanges:
+        method, path = ex["operation"].split(" ", 1)
+        op = grouped.setdefault((method.lower(), path), {"request": {}, "responses": {}, "parameters": {}})
+        request, response = ex["request"], ex["response"]
+        summary = ex["summary"]
+        if "body" in request:
+            op["request"].setdefault(ex["name"], {"summary": summary, "value": request["body"]})
+        for where in ("path", "query", "headers"):
+            for name, value in request.get(where, {}).items():
+                op["parameters"].setdefault(name, {}).setdefault(ex["name"], {"summary": summary,
+                                                                               "value": value})
+        shown = "".join(f"\n\n`{name}: {value}`" for name, value in response["headers"].items())
+        op["responses"].setdefault(str(response["status"]), {}).setdefault(response["content_type"], {})[
+            ex["name"]] = {"summary": summary, "description": f"Real answer of this server.{shown}",
+                           "value": response["body"]}
+    return grouped
+
+
+def _attach_examples(spec: dict, exchanges: list[dict]) -> None:
+    for (method, path), found in _examples_of(exchanges).items():
+        operation = spec["paths"][path][method]
+        if found["request"] and "requestBody" in operation:
+            operation["requestBody"]["content"]["application/json"]["examples"] = found["request"]
+        for parameter in operation.get("parameters", []) + spec["paths"][path].get("parameters", []):
+            if parameter["name"] in found["parameters"] and parameter["name"] != REQUEST_ID:
+                parameter.setdefault("examples", {}).update(found["parameters"][parameter["name"]])
+        for status, by_type in found["responses"].items():
+            content = operation["responses"][status]["content"]
+            for content_type, examples in by_type.items():
+                content[content_type]["examples"] = examples
+
+
+def finish(spec: dict, exchanges: list[dict], public_url: str | None = None) -> dict:
+    """Return `spec` (apispec's dict) completed as the module docstring says."""
     spec = copy.deepcopy(spec)
-
-    def fix(responses: dict) -> None:
-        for status, response in responses.items():
-            if status == "default" or str(status)[:1] in "45":
-                content = response.get("content", {})
-                if "application/json" in content:
-                    content[PROBLEM_TYPE] = content.pop("application/json")
-
-    fix(spec.get("components", {}).get("responses", {}))
+    components = spec.setdefault("components", {})
+    # Relative: the server the document was fetched from. The configured public address, too, for a
+    # copy of the document read elsewhere (a generated client).
+    spec["servers"] = [{"url": "/", "description": "This server (where the document was fetched)."}]
+    if public_url:
+        spec["servers"].append({"url": public_url.rstrip("/") + "/", "description": "Its public address."})
+    for name in UNUSED_SCHEMAS:
+        components.get("schemas", {}).pop(name, None)
     # Rules across fields, which marshmallow's converter cannot express (api.http.schemas.OPENAPI_EXTRA).
     for name, extra in OPENAPI_EXTRA.items():
-        if name in spec.get("components", {}).get("schemas", {}):
-            spec["components"]["schemas"][name].update(extra)
-    for path in spec.get("paths", {}).values():
-        for operation in path.values():
-            if isinstance(operation, dict) and "responses" in operation:
-                fix(operation["responses"])
+        if name in components.get("schemas", {}):
+            components["schemas"][name].update(extra)
+    # `action` is any JSON value to the request schema (the engine judges it: 400 invalid_action, also
+    # for null), but only an object is ever accepted: that is what a client must send.
+    components["schemas"]["ActionRequest"]["properties"]["action"]["type"] = "object"
+    components["headers"] = copy.deepcopy(HEADERS)
+    components.setdefault("responses", {})["DEFAULT_ERROR"] = copy.deepcopy(DEFAULT_ERROR)
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            operation.setdefault("parameters", []).append(dict(REQUEST_ID_PARAMETER))
+            for status, response in operation["responses"].items():
+                if "$ref" in response:
+                    continue
+                content = response.setdefault("content", {})
+                if status[:1] in "45" and "application/json" in content:
+                    content[PROBLEM_TYPE] = content.pop("application/json")
+                for content_type, schema in TEXT_BODIES.items():
+                    if content_type in content or (not content and _text_type(path) == content_type):
+                        content[content_type] = {"schema": dict(schema)}
+                response["headers"] = _response_headers(method, path, status)
+    _attach_examples(spec, exchanges)
     return spec
 
 
+def _text_type(path: str) -> str | None:
+    """The content type of an operation's 200 that is not JSON."""
+    if path.endswith(".svg"):
+        return "image/svg+xml"
+    if path.startswith(TYPE_BASE.rstrip("/")):
+        return "text/html"
+    return None
+
+
+def load_examples() -> list[dict]:
+    """The recorded exchanges (tests/api/test_openapi_examples.py writes them)."""
+    return json.loads(EXAMPLES_FILE.read_text(encoding="utf-8"))["exchanges"]
+
+
 def register(app, api) -> None:
-    """Serve the document (built once, on first request) and the Swagger UI bundled in flask-swagger-ui."""
+    """Serve the problem type pages, the document (built once, on first request) and the Swagger UI
+    bundled in flask-swagger-ui."""
+    api.register_blueprint(problem_pages.blp)
     cache: dict = {}
 
     @app.get(SPEC_URL)
     def openapi_json():
         if "spec" not in cache:
-            cache["spec"] = _problem_content(api.spec.to_dict())
+            cache["spec"] = finish(api.spec.to_dict(), load_examples(), current_app.config.get("PUBLIC_URL"))
         return jsonify(cache["spec"])
 
     app.register_blueprint(get_swaggerui_blueprint(

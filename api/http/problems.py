@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from http import HTTPStatus
 
+from api import auth
 from api.errors import OUTCOME_UNKNOWN_DETAIL, PROBLEM_TYPE, ApiError, schema_detail
 
 log = logging.getLogger(__name__)
@@ -51,15 +52,27 @@ def _from_http_exception(error) -> ApiError:
     return ApiError(code, detail if isinstance(detail, str) else "", status=status, headers=headers, **extra)
 
 
+# A 503 says when to come back (RFC 9110 §10.2.3) even where the raiser named no delay.
+DEFAULT_RETRY_AFTER = "5"
+
+
 def problem_response(err: ApiError):
-    """Return a Flask response carrying `err` as application/problem+json."""
-    from flask import current_app
+    """Return a Flask response carrying `err` as application/problem+json.
+
+    Every 401 carries a `WWW-Authenticate: Bearer` challenge (RFC 9110 §11.6.1, RFC 6750 §3) and every
+    429 and 503 a `Retry-After`, as the OpenAPI document declares.
+    """
+    from flask import current_app, request
 
     resp = current_app.response_class(
         current_app.json.dumps(err.problem()), status=err.status, mimetype=PROBLEM_TYPE
     )
     for name, value in err.headers.items():
         resp.headers[name] = value
+    if err.status == 401 and "WWW-Authenticate" not in resp.headers:
+        resp.headers["WWW-Authenticate"] = auth.challenge(request.headers.get("Authorization"))
+    if err.status == 503 and "Retry-After" not in resp.headers:
+        resp.headers["Retry-After"] = DEFAULT_RETRY_AFTER
     return resp
 
 

@@ -65,13 +65,19 @@ TOKEN = [{"seatToken": []}]
 OPTIONAL_TOKEN = [{}, {"seatToken": []}]
 
 
-def problems(*codes: str):
-    """Document the problem+json answers with these codes (grouped by status)."""
+def problems(*codes: str, post: bool = False):
+    """Document the problem+json answers with these codes (grouped by status).
+
+    Only what the operation can really answer (tests/api/test_openapi_examples.py holds a real answer
+    for every status declared): any request may be too large or meet a store that is down; a POST with
+    a body that is not JSON gets 415 before anything else. `invalid_request` (400) is named by the
+    operations that read a body or query.
+    """
     by_status: dict[int, list[str]] = {}
-    # Any request may be malformed, too large, or meet a store that is down.
-    for code in codes + ("invalid_request", "payload_too_large", "store_unavailable"):
+    for code in codes + ("payload_too_large", "store_unavailable"):
         by_status.setdefault(CODES[code][0], []).append(code)
-    by_status.setdefault(415, []).append("invalid_request")
+    if post:
+        by_status.setdefault(415, []).append("invalid_request")
 
     def decorate(func):
         for status, names in sorted(by_status.items()):
@@ -122,7 +128,7 @@ def _require_json_body():
 @blp.arguments(CreateGameSchema())
 @blp.response(201, SeatGrantSchema, description="The game, the creator's seat (0) and its token; for duo "
               "also the join code and join link for the second player.")
-@problems("invalid_request", "rate_limited")
+@problems("invalid_request", "rate_limited", post=True)
 def create_game(args):
     """Create a game."""
     body = _service().create(args["mode"], args["dealer"], _base_url(), bot=args["bot"], name=args["name"],
@@ -136,7 +142,7 @@ def create_game(args):
               "sending a token that holds a seat of the code's game gets that seat and token back "
               "instead, and nothing changes (the code stays open for the other player).")
 @blp.doc(security=OPTIONAL_TOKEN)
-@problems("unknown_code", "rate_limited", "bad_token", "outcome_unknown")
+@problems("invalid_request", "unknown_code", "rate_limited", "bad_token", "outcome_unknown", post=True)
 def join_game(args):
     """Take a seat with a join code, or move a seat here with a transfer code."""
     return _json(_service().join(args["code"], _client(), _base_url(),
@@ -161,8 +167,8 @@ def get_game(game_id):
               "been applied: resend it with the same Idempotency-Key to learn which (it is applied at most "
               "once); without a key, look at the game first.")
 @blp.doc(security=TOKEN)
-@problems("invalid_action", "bad_token", "not_your_turn", "unknown_game", "stale_version", "illegal_action",
-          "idempotency_mismatch", "rate_limited", "outcome_unknown")
+@problems("invalid_request", "invalid_action", "bad_token", "not_your_turn", "unknown_game", "stale_version",
+          "illegal_action", "idempotency_mismatch", "rate_limited", "outcome_unknown", post=True)
 def post_action(headers, args, game_id):
     """Make a move."""
     service = _service()
@@ -179,7 +185,7 @@ def post_action(headers, args, game_id):
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsSchema, description="The log after `since`, oldest first, redacted for the caller.")
 @blp.doc(security=OPTIONAL_TOKEN)
-@problems("unknown_game", "bad_token")
+@problems("invalid_request", "unknown_game", "bad_token")
 def get_events(args, game_id):
     """Read what happened since a version."""
     return _json(_service().events(game_id, _token(), args["since"]))
@@ -211,7 +217,8 @@ def get_record(game_id):
               "for the same seat. The finished game then shows it as `rematch`, and its sockets get a "
               "`rematch` frame. No body.")
 @blp.doc(security=TOKEN)
-@problems("unknown_game", "bad_token", "game_not_over", "seat_taken", "outcome_unknown", "rate_limited")
+@problems("unknown_game", "bad_token", "game_not_over", "seat_taken", "outcome_unknown", "rate_limited",
+          post=True)
 def rematch(game_id):
     """Play again: the next game of a finished game."""
     return _json(_service().rematch(game_id, _token(), _base_url(), client=_client()))
@@ -220,7 +227,7 @@ def rematch(game_id):
 @blp.route("/games/<game_id:game_id>/transfer", methods=["POST"])
 @blp.response(201, TransferSchema, description="A short-lived code to claim this seat on another device.")
 @blp.doc(security=TOKEN)
-@problems("unknown_game", "bad_token", "rate_limited")
+@problems("unknown_game", "bad_token", "rate_limited", post=True)
 def transfer_seat(game_id):
     """Move my seat to another device."""
     return _json(_service().transfer(game_id, _token(), _base_url(), client=_client()), 201)
@@ -230,7 +237,7 @@ def transfer_seat(game_id):
 @blp.arguments(QrQuerySchema(), location="query")
 @blp.response(200, description="The join link as a QR code.", content_type="image/svg+xml")
 @blp.doc(security=OPTIONAL_TOKEN)
-@problems("unknown_game", "bad_token", "unknown_code", "rate_limited")
+@problems("invalid_request", "unknown_game", "bad_token", "unknown_code", "rate_limited")
 def join_qr(args, game_id):
     """Draw a join (or transfer) link as a QR code."""
     link = _service().join_link(game_id, _token(), args.get("code"), _client(), _base_url())

@@ -12,6 +12,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 import engine.bots
 from api import auth, night
+from api.errors import CODES
 
 VIEW_DOC = (
     "What the caller's seat may see (docs/protocol.md, engine.view): mode, phase, active, seat, players "
@@ -315,14 +316,19 @@ class HealthSchema(Schema):
     status = fields.String(required=True)
 
 
-class ProblemSchema(Schema):
-    """An error (RFC 9457), always with a stable `code`."""
+class ProblemSchema(OpenSchema):
+    """An error (RFC 9457), always with a stable `code`; other members may be added (RFC 9457 §3.2)."""
 
-    type = fields.String(required=True)
-    title = fields.String(required=True)
-    status = fields.Integer(required=True)
-    detail = fields.String(required=True)
-    code = fields.String(required=True)
+    type = fields.String(required=True, metadata={
+        "format": "uri-reference", "pattern": "^/api/v1/problems/[a-z_]+$",
+        "description": "The page describing this code (relative to the server): GET it for what the "
+                       "code means and what to do.", "examples": ["/api/v1/problems/stale_version"]})
+    title = fields.String(required=True, metadata={"description": "The code's title (the same every time)."})
+    status = fields.Integer(required=True, metadata={"description": "The HTTP status of the answer."})
+    detail = fields.String(required=True, metadata={"description": "This occurrence, in English."})
+    code = fields.String(required=True, validate=validate.OneOf(list(CODES)),
+                         metadata={"description": "The stable code (docs/protocol.md §9)."})
     version = fields.Integer(metadata={"description": "stale_version: the current version."})
     view = fields.Nested(ViewSchema, metadata={"description": "stale_version: the caller's current view."})
     errors = fields.Raw(metadata={"description": "invalid_request: what is wrong, per field."})
+    retry_after = fields.Integer(metadata={"description": "rate_limited: seconds to wait (as Retry-After)."})
