@@ -2,6 +2,10 @@
 
 Never the machine's shared instance on 6379. `stop()` + `start()` restart it on the same port and
 directory, so the AOF replays what was acknowledged before.
+
+Beside the single server: `RedisClusterServers` (three masters made a cluster by `redis-cli --cluster
+create`) and `SentinelSet` (a primary, one replica and three Sentinels with short timeouts), for the
+tests of tests/scaling/.
 """
 
 from __future__ import annotations
@@ -23,12 +27,15 @@ def redis_server_binary() -> str | None:
     return shutil.which("redis-server")
 
 
-def require_redis_server() -> None:
-    """Skip the calling test without `redis-server`; under CI (ALCABOHNE_CI=1) fail instead."""
+def require_redis_server(*, cli: bool = False) -> None:
+    """Skip the calling test without `redis-server` (and, with `cli`, `redis-cli`, which makes a
+    cluster); under CI (ALCABOHNE_CI=1) fail instead."""
     import pytest  # only the fixtures that call this need pytest
 
-    if redis_server_binary() is None:
-        message = "redis-server is not on PATH (Debian package redis-server; .ci/run installs it)"
+    needed = ("redis-server", "redis-cli") if cli else ("redis-server",)
+    missing = [name for name in needed if shutil.which(name) is None]
+    if missing:
+        message = f"{' and '.join(missing)} not on PATH (Debian package redis-server; .ci/run installs it)"
         if os.environ.get("ALCABOHNE_CI") == "1":
             pytest.fail(message)
         pytest.skip(message)
@@ -53,11 +60,12 @@ def _ping(port: int) -> bool:
 class RedisServer:
     """One private redis-server process. Use as a context manager or call start()/stop()."""
 
-    def __init__(self, binary: str | None = None) -> None:
+    def __init__(self, binary: str | None = None, *, args: list[str] | None = None) -> None:
         found = binary or redis_server_binary()
         if found is None:
             raise FileNotFoundError("redis-server is not on PATH")
         self.binary = found
+        self.args = list(args or [])  # more options (cluster mode, replicaof)
         self.dir = Path(tempfile.mkdtemp(prefix="alcabohne-redis-"))
         self.port = _free_port()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -90,6 +98,7 @@ class RedisServer:
             "--logfile", "redis.log",
             "--daemonize", "no",
             "--protected-mode", "yes",
+            *self.args,
         ]  # fmt: skip
         self._proc = subprocess.Popen(args, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + START_TIMEOUT
@@ -143,6 +152,149 @@ class RedisServer:
 
     def __enter__(self) -> RedisServer:
         self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def _wait_for(check, what: str, timeout: float = START_TIMEOUT) -> None:
+    """Poll `check()` until it is true; raise RuntimeError naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if check():
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+class RedisClusterServers:
+    """Three private redis-servers in cluster mode made one cluster of three masters (no replicas).
+
+    `url` is the store URL (redis+cluster://...). Use as a context manager.
+    """
+
+    def __init__(self, masters: int = 3) -> None:
+        self.servers = [RedisServer(args=["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                                          "--cluster-node-timeout", "2000"]) for _ in range(masters)]
+
+    @property
+    def url(self) -> str:
+        return "redis+cluster://" + ",".join(f"127.0.0.1:{s.port}" for s in self.servers)
+
+    def start(self) -> None:
+        """Start the servers, create the cluster and return once every node reports it ok."""
+        import redis
+
+        for server in self.servers:
+            server.start()
+        nodes = [f"127.0.0.1:{s.port}" for s in self.servers]
+        done = subprocess.run(["redis-cli", "--cluster", "create", *nodes, "--cluster-replicas", "0",
+                               "--cluster-yes"], capture_output=True, text=True, timeout=60)
+        if done.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster create failed:\n{done.stdout}\n{done.stderr}")
+        for server in self.servers:
+            with redis.Redis(port=server.port, decode_responses=True) as client:
+                _wait_for(lambda c=client: c.cluster("info")["cluster_state"] == "ok", "the cluster")
+
+    def remove(self) -> None:
+        for server in self.servers:
+            server.remove()
+
+    def __enter__(self) -> RedisClusterServers:
+        try:
+            self.start()
+        except BaseException:
+            self.remove()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+class SentinelSet:
+    """A primary, one replica and three Sentinels (quorum 2) watching them as service `service`.
+
+    The Sentinels judge the primary down after `down_after_ms` without an answer, so that a failover
+    takes a few seconds. `url` is the store URL (redis+sentinel://...). Use as a context manager.
+    """
+
+    def __init__(self, service: str = "alcabohne", *, down_after_ms: int = 1000) -> None:
+        self.service = service
+        self.primary = RedisServer()
+        self.replica = RedisServer(args=["--replicaof", "127.0.0.1", str(self.primary.port)])
+        self.down_after_ms = down_after_ms
+        self.sentinel_ports = [_free_port() for _ in range(3)]
+        self.dir = Path(tempfile.mkdtemp(prefix="alcabohne-sentinel-"))
+        self._procs: list[subprocess.Popen[bytes]] = []
+
+    @property
+    def url(self) -> str:
+        hosts = ",".join(f"127.0.0.1:{port}" for port in self.sentinel_ports)
+        return f"redis+sentinel://{hosts}/{self.service}"
+
+    def start(self) -> None:
+        """Start primary, replica (synced) and Sentinels (each seeing the replica and the two others)."""
+        import redis
+
+        self.primary.start()
+        self.replica.start()
+        with redis.Redis(port=self.replica.port, decode_responses=True) as client:
+            _wait_for(lambda: client.info("replication").get("master_link_status") == "up", "replica sync")
+        for i, port in enumerate(self.sentinel_ports):
+            conf = self.dir / f"sentinel-{i}.conf"  # a Sentinel rewrites its own file: one each
+            conf.write_text(
+                f"port {port}\nbind 127.0.0.1\ndir {self.dir}\nlogfile sentinel-{i}.log\n"
+                f"sentinel monitor {self.service} 127.0.0.1 {self.primary.port} 2\n"
+                f"sentinel down-after-milliseconds {self.service} {self.down_after_ms}\n"
+                f"sentinel failover-timeout {self.service} 5000\n"
+                f"sentinel parallel-syncs {self.service} 1\n")
+            self._procs.append(subprocess.Popen([self.primary.binary, str(conf), "--sentinel"], cwd=self.dir,
+                                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL))
+        for port in self.sentinel_ports:
+            with redis.Redis(port=port, decode_responses=True) as client:
+                _wait_for(lambda c=client: len(c.sentinel_slaves(self.service)) == 1
+                          and len(c.sentinel_sentinels(self.service)) == 2, "the Sentinels", timeout=30)
+
+    def primary_port(self) -> int:
+        """The port of the primary the Sentinels name now."""
+        import redis
+
+        with redis.Redis(port=self.sentinel_ports[0], decode_responses=True) as client:
+            return int(client.sentinel_get_master_addr_by_name(self.service)[1])
+
+    def remove(self) -> None:
+        for proc in self._procs:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        self._procs.clear()
+        self.primary.remove()
+        self.replica.remove()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The end of every Sentinel's log (what it saw of the failover)."""
+        out = []
+        for path in sorted(self.dir.glob("sentinel-*.log")):
+            out += [f"== {path.name}", *path.read_text(errors="replace").splitlines()[-lines:]]
+        return os.linesep.join(out)
+
+    def __enter__(self) -> SentinelSet:
+        try:
+            self.start()
+        except BaseException:
+            self.remove()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
