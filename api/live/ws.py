@@ -324,21 +324,22 @@ class Session:
                           held, len(first["view"]["players"]))
         # The frame order after hello (docs/websocket.md): the state (unless the client holds the current
         # version), then presence, then everything else. Messages that arrive meanwhile wait: `reading`
-        # keeps the reader thread from answering them (answer_inline leaves them to this thread's loop,
-        # woken below); the hub holds back presence until send_presence.
+        # keeps the reader thread from answering them (answer_inline leaves them to this thread's loop),
+        # and this thread reads them only after it queued the presence; the hub holds back presence
+        # until send_presence.
         with self.reading:
             # Register first, then read: a commit between the two reaches us by the nudge or by the read.
             conn.direct = self.direct
             self.hub.attach(conn)
             self.conn = conn
             self.ws.event.wake = self.answer_inline
-            conn.wake()  # a message that arrived before the line above is waiting in the buffer
             try:
                 self.hub.send_snapshot(conn)
             except ApiError as err:
                 self.refuse(self.error(err.code, err.detail))
                 return False
             self.hub.send_presence(conn)
+            conn.wake()  # messages that came with or after the hello wait in the buffer: read them next
         return True
 
     def loop(self) -> None:

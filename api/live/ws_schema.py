@@ -1,7 +1,7 @@
 """The JSON Schema (2020-12) of the websocket messages, served at /api/v1/ws.schema.json.
 
-docs/websocket.schema.json is this document written out (a test keeps the two equal); docs/websocket.md
-explains the conversation.
+docs/websocket.schema.json is this document written out (a test keeps the two equal); docs/websocket.md,
+the client's contract, explains the conversation: frame order, which errors close, reconnecting.
 """
 
 from __future__ import annotations
@@ -41,7 +41,10 @@ CLIENT = {
                       "public table view and may not act.", {
                           "token": {"type": ["string", "null"], "description": "The seat token."},
                           "since": {"type": "integer", "minimum": 0, "default": 0,
-                                    "description": "The last version the client has seen (0: none)."},
+                                    "description": "The newest version the client holds (0: none). The "
+                                                   "hello's state is left out when it is the current "
+                                                   "version; one ahead of the server gets the whole "
+                                                   "current state."},
                       }),
     "action": _message("action", "A move, as POST /games/{id}/actions; answered by ack or error.", {
         "id": _ID,
@@ -52,9 +55,10 @@ CLIENT = {
 }
 
 SERVER = {
-    "state": _message("state", "The game at `version`, for this socket's seat: sent right after hello when "
-                      "newer than `since`, then after every change. Never older than a state already sent "
-                      "on this socket; clients still drop any at or below the version they hold.", {
+    "state": _message("state", "The game at `version`, for this socket's seat: the first frame after hello "
+                      "(unless `since` is the current version), then after every change. Never older than "
+                      "a state already sent on this socket; clients drop any at or below the version they "
+                      "hold, except the first after a hello, which replaces what they hold.", {
                           "version": _VERSION,
                           "view": _VIEW,
                           "events": {"type": "array", "items": {"type": "object", "required": ["type"]},
@@ -77,18 +81,23 @@ SERVER = {
                         "every socket of the finished game, watchers included; carries no token.", {
                             "game_id": {"type": "string"},
                         }, ("game_id",)),
-    "presence": _message("presence", "Which seats have a live socket; sent after hello and whenever it "
-                         "changes (a drop shows within twice the ping interval).", {
+    "presence": _message("presence", "Which seats have a live socket; sent right after the hello's state "
+                         "(first when there is none) and whenever it changes (a drop shows within twice the "
+                         "ping interval).", {
                              "seats": {"type": "array", "items": {
                                  "type": "object", "required": ["seat", "online"],
                                  "properties": {"seat": {"type": "integer"}, "online": {"type": "boolean"}}}},
                          }, ("seats",)),
-    "ack": _message("ack", "The action with this id was applied (or had been: a retry); its state follows "
-                    "(or came already).", {"id": _ID, "version": _VERSION}, ("id", "version")),
+    "ack": _message("ack", "The action with this id was applied (or had been: a retry) and made `version`; "
+                    "the state of that version follows (for a retry it may have come already).",
+                    {"id": _ID, "version": _VERSION}, ("id", "version")),
     "error": _message("error", "A refused message, with the code and status of the HTTP API "
-                      "(docs/protocol.md). "
-                      "stale_version carries the current version and view. Errors without id end the socket "
-                      "(bad hello, unknown game, seat moved away).", {
+                      "(docs/protocol.md). stale_version carries the current version and view. An error "
+                      "with id null ends the socket (a close frame follows: code 1008, or 1011 for "
+                      "internal_error and store_unavailable, with the error's code as reason): a refused "
+                      "hello, a seat moved to another device, a server failure. The one exception: "
+                      "invalid_request answering a message after the hello that had no usable id leaves "
+                      "the socket open, like every error with an id.", {
                           "id": {"type": ["string", "null"]},
                           "code": {"enum": sorted(CODES)},
                           "status": {"type": "integer"},
@@ -96,10 +105,15 @@ SERVER = {
                           "version": _VERSION,
                           "view": _VIEW,
                           "retry_after": {"type": "integer", "minimum": 1,
-                                          "description": "rate_limited: seconds to wait (as Retry-After)."},
+                                          "description": "rate_limited, server_busy: seconds to wait (as "
+                                                         "Retry-After)."},
+                          "errors": {"type": "object", "description": "invalid_request for an action "
+                                     "that does not match the request schema: the messages per field, as "
+                                     "the HTTP problem's errors."},
                       }, ("id", "code", "status", "detail")),
     "resync": _message("resync", "The server may have missed changes (its store connection came back and "
-                       "the game could not be read): reconnect with hello and your version.", {}),
+                       "the game could not be read): close the socket and reconnect with hello and the "
+                       "version held.", {}),
     "keepalive": _message("keepalive", "Sent when the socket was idle for a ping interval: browsers cannot "
                           "see websocket pings, and a client that hears nothing for two intervals "
                           "reconnects.", {}),

@@ -267,7 +267,8 @@ def test_an_action_is_answered_on_the_sockets_reader_thread(mem_live: Live) -> N
 
 def test_an_action_sent_with_the_hello_is_answered_after_the_snapshot(mem_live: Live) -> None:
     """An action that arrives before the socket is registered (in the hello's own write) waits in the
-    buffer and is answered by the handler thread: its ack before the state of the move."""
+    buffer and is answered by the handler thread after the hello's state and presence (docs/websocket.md,
+    "Frame order"): its ack before the state of the move."""
     names = _threads_of_act(mem_live)
     game_id, tokens = duo_game(mem_live.http)
     version, position = mem_live.position(game_id)
@@ -286,11 +287,11 @@ def test_an_action_sent_with_the_hello_is_answered_after_the_snapshot(mem_live: 
         frames: list[dict] = []
         while not any(f["type"] == "state" and f["version"] == version + 1 for f in frames):
             frames += _frames_of(conn, sock.recv(65536))
-        kinds = [(f["type"], f.get("version")) for f in frames if f["type"] in ("ack", "state")]
-        # The snapshot may come before or after the ack; the ack comes before the move's state.
-        states = [v for kind, v in kinds if kind == "state"]
-        assert states == [version, version + 1], kinds
-        assert kinds.index(("ack", version + 1)) < kinds.index(("state", version + 1)), kinds
+        kinds = [(f["type"], f.get("version")) for f in frames if f["type"] != "keepalive"]
+        # The hello's state and presence first, then the ack, then the move's state.
+        assert kinds[:2] == [("state", version), ("presence", None)], kinds
+        assert [k for k in kinds if k[0] != "presence"] == [("state", version), ("ack", version + 1),
+                                                            ("state", version + 1)], kinds
     finally:
         sock.close()
     assert len(names) == 1 and "simple_websocket" not in names[0], names
