@@ -5,12 +5,14 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { t, setLang, negotiate, currentLang } from './i18n.js';
-import * as api from './api.js';
+import { Client, NetworkError } from './client.js';
 import * as store from './store.js';
 import { myName } from './names.js';
 import { Home } from './views/home.js';
 import { Game } from './views/game.js';
 import { RulesRoute } from './learn.js';
+
+const api = new Client();
 
 function parseHash() {
   const h = location.hash;
@@ -56,7 +58,7 @@ function App() {
   }, []);
 
   const failText = (err) => {
-    if (err instanceof api.NetworkError) return t('err.network');
+    if (err instanceof NetworkError) return t('err.network');
     const key = `err.${err.code}`;
     return t(key) === key ? t('err.generic', { msg: err.message }) : t(key);
   };
@@ -65,11 +67,12 @@ function App() {
     setBusy(true);
     setError(null);
     try {
-      const r = await api.createGame(mode, bot, myName());
+      const name = myName();
+      const r = await api.createGame({ mode, ...(bot && { bot }), ...(name && { name }) });
       // The join code is kept with the token: this phone opening its own join link resumes its seat.
       store.addToken(r.game_id, r.seat, r.token, { mode, bot, created: Date.now(), joinCode: r.join_code || null });
       if (hotseat && r.join_code) {
-        const j = await api.joinGame(r.join_code);
+        const j = await api.join(r.join_code);
         store.addToken(r.game_id, j.seat, j.token, { hotseat: true });
       }
       go(`#/g/${r.game_id}`);
@@ -93,7 +96,7 @@ function App() {
     setBusy(true);
     setError(null);
     try {
-      const r = await api.joinGame(code, myName());
+      const r = await api.join(code, { name: myName() });
       store.addToken(r.game_id, r.seat, r.token, { mode: r.view.mode, created: Date.now(), joinCode: code });
       go(`#/g/${r.game_id}`, true);
     } catch (err) {

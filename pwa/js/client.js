@@ -8,8 +8,10 @@ const API = '/api/v1';
 // (store_unavailable, server_busy), or the change may have happened and the same key says which, applying it
 // at most once (outcome_unknown).
 const RETRY_CODES = new Set(['outcome_unknown', 'store_unavailable', 'server_busy']);
-// A hello refused with one of these will be refused again: stop instead of reconnecting forever.
-const FATAL_CODES = new Set(['bad_token', 'unknown_game', 'forbidden_origin', 'invalid_request']);
+// A socket ended with one of these (error frame, or close 1008 with the code as reason) would be ended again:
+// stop instead of reconnecting forever. Other endings (rate_limited, server_busy, store_unavailable, ...)
+// reconnect, after `retry_after` when the server gave one.
+const FATAL_CODES = new Set(['bad_token', 'unknown_game', 'invalid_request']);
 
 /**
  * @typedef {{type: string, [field: string]: unknown}} Action  an action of docs/protocol.md §3
@@ -70,7 +72,7 @@ const path = (id, rest = '') => `/games/${encodeURIComponent(id)}${rest}`;
 export class Client {
   /**
    * @param {object} [options]
-   * @param {string} [options.baseUrl]  e.g. 'http://127.0.0.1:8000'; in a page the page's own origin
+   * @param {string} [options.baseUrl]  the server's origin (scheme, host, port); in a page, the page's own
    * @param {typeof fetch} [options.fetch]
    * @param {new (url: string) => WebSocket} [options.WebSocket]  default globalThis.WebSocket
    * @param {number} [options.timeout]  ms before a request counts as a NetworkError (default 10000)
@@ -229,6 +231,7 @@ export class Connection {
     this.stopped = true;
     this.attempt = 0;
     this.wait = 0;
+    this.hello = null; // the `since` of the hello whose state has not come yet
     this.timer = null;
     this.watchdog = null;
     this.pending = new Map(); // action id -> {message, resolve, reject, tries}
@@ -315,6 +318,7 @@ export class Connection {
     this.ws = ws;
     let fatal = null;
     ws.onopen = () => {
+      this.hello = this.version; // the first state after it may be older: the server went back
       this.send({ type: 'hello', token: this.token, since: this.version });
       this.feed();
     };
@@ -329,8 +333,9 @@ export class Connection {
       this.feed();
       if (msg.type === 'error' && !msg.id) {
         // The server ends the socket after this frame: come back later, or never (fatal codes).
+        // (invalid_request after the hello's frames answers a bad message and ends nothing.)
         const err = new ApiError(msg.status, msg);
-        if (FATAL_CODES.has(msg.code)) fatal = err;
+        if (FATAL_CODES.has(msg.code) && (msg.code !== 'invalid_request' || !this.open)) fatal = err;
         else this.wait = (err.retryAfter || 0) * 1000;
         this.deliver(msg);
         return;
@@ -340,13 +345,19 @@ export class Connection {
         this.setOpen(true);
         for (const p of this.pending.values()) this.send(p.message);
       }
-      if (msg.type === 'state') this.onStateFrame(msg);
+      const since = this.hello;
+      this.hello = null; // only the very first frame after a hello can be its state
+      if (msg.type === 'state') this.onStateFrame(msg, since);
       else if (msg.type === 'ack' || msg.type === 'error') this.onAnswer(msg);
       else if (msg.type === 'resync') this.reconnect();
       else this.deliver(msg);
     };
-    ws.onclose = () => {
+    ws.onclose = (e) => {
       if (this.ws !== ws) return;
+      // The close reason is the error's code: enough even if the error frame itself was lost.
+      if (!fatal && e.code === 1008 && FATAL_CODES.has(e.reason)) {
+        fatal = new ApiError(0, { code: e.reason, detail: `socket closed: 1008 ${e.reason}` });
+      }
       this.ws = null;
       clearTimeout(this.watchdog);
       this.setOpen(false);
@@ -368,9 +379,14 @@ export class Connection {
     }).catch((err) => console.error(err));
   }
 
-  onStateFrame(msg) {
-    if (typeof msg.version !== 'number' || msg.version <= this.version) return; // never go back
-    const from = this.version;
+  /** @param {StateFrame} msg @param {number|null} since  the hello's `since` when this is its state */
+  onStateFrame(msg, since) {
+    if (typeof msg.version !== 'number') return;
+    // The hello's state below the `since` sent: the game's store went back (a restored backup). It is the
+    // truth now (docs/websocket.md, "Frame order"); everything else at or below the version held is old.
+    const rewound = since !== null && msg.version < since;
+    if (msg.version <= this.version && !rewound) return;
+    const from = rewound ? 0 : this.version;
     this.version = msg.version;
     if (msg.events || !from || !this.options.fillEvents) {
       this.deliver(msg); // one version on with its events, or the first state: nothing to fill in

@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { t } from './i18n.js';
-import * as api from './api.js';
+import { Client } from './client.js';
 import * as store from './store.js';
 import { myName } from './names.js';
 
@@ -53,7 +53,8 @@ export function rulesText(lang) {
 
 /** Create the guided solo game on the fixed tutorial deal; this device remembers it as a tutorial. */
 export async function startTutorial() {
-  const r = await api.createTutorial(myName());
+  const name = myName();
+  const r = await new Client().createGame({ mode: 'solo', tutorial: true, ...(name && { name }) });
   store.addToken(r.game_id, r.seat, r.token, { mode: 'solo', tutorial: true, created: Date.now() });
   location.hash = `#/g/${r.game_id}`;
 }

@@ -8,9 +8,8 @@
 // copy of the view (replay.js), so the board never contradicts the sentence beside it; a `stage`
 // (fly.js, set by the screen) moves a card between the table areas for each step.
 
-import * as api from './api.js';
+import { ApiError, Client, Connection, NetworkError, uuid } from './client.js';
 import * as store from './store.js';
-import { LiveSocket } from './socket.js';
 import { AUTOMATIC } from './narrate.js';
 import { step as replayStep } from './replay.js';
 import { cleanName, setSeats } from './names.js';
@@ -21,6 +20,8 @@ const REPEAT_MS = 150; // the same kind of step again (five cards from the disca
 const MAX_STEPS = 24; // after a long absence, narrate only the latest steps
 const MAX_PLAYED = 60; // more events than this between two views: show the end state at once
 const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
+// Moves keep their own retry loop below (the move shows as pending, and survives a reload): no hidden resends.
+const api = new Client({ retries: 0 });
 
 export class GameSession {
   /** @param {string} id @param {{watch?: boolean}} opts  watch: the public table view, no token */
@@ -82,11 +83,14 @@ export class GameSession {
   }
 
   start() {
-    this.socket = new LiveSocket(
-      () => api.socketUrl(this.id),
-      () => ({ type: 'hello', token: this.watch ? null : this.token, since: this.known() }),
-      (msg) => this.onPush(msg),
-      (open) => {
+    // Opened below, unless the game is played hot-seat.
+    this.socket = new Connection(api, this.id, this.watch ? null : this.token, {
+      since: this.known(),
+      fillEvents: false, // a gap is read again as a whole below (seats and join code too)
+      onState: (msg) => this.onPush(msg),
+      onMessage: (msg) => this.onPush(msg),
+      onError: (err) => this.fail(err), // the game or the seat is gone: the socket ends for good
+      onOpen: (open) => {
         this.s.socketOpen = open;
         if (open) {
           this.ok();
@@ -99,7 +103,7 @@ export class GameSession {
           this.requestResync();
         }
       },
-    );
+    });
     this.onWake = () => {
       if (document.visibilityState === 'visible') this.wake();
       // In the background timers crawl: show the end state now, so the turn cues are not held up.
@@ -165,13 +169,13 @@ export class GameSession {
   }
 
   fail(err) {
-    if (err instanceof api.NetworkError) {
+    if (err instanceof NetworkError) {
       this.s.conn = 'offline';
-    } else if (err instanceof api.ApiError && ['unknown_game', 'bad_token'].includes(err.code)) {
+    } else if (err instanceof ApiError && ['unknown_game', 'bad_token'].includes(err.code)) {
       this.s.error = err.code;
       this.halt();
     } else {
-      if (!(err instanceof api.ApiError)) console.error(err); // a bug of ours: make it visible
+      if (!(err instanceof ApiError)) console.error(err); // a bug of ours: make it visible
       this.s.notice = err.code || 'generic';
     }
     this.emit();
@@ -197,11 +201,11 @@ export class GameSession {
 
   async eventsSince(from, upto) {
     try {
-      const r = await api.getEvents(this.id, this.token, from);
+      const r = await api.events(this.id, this.token, from);
       if (from <= this.s.logVersion) this.absorb(r.log);
       return r.log.filter((x) => x.version <= upto).flatMap((x) => x.events);
     } catch (err) {
-      if (err instanceof api.NetworkError) throw err;
+      if (err instanceof NetworkError) throw err;
       return []; // narration is a nicety; the view is what counts
     }
   }
@@ -235,7 +239,7 @@ export class GameSession {
       do {
         this.logAgain = false;
         const since = this.s.logVersion;
-        const r = await api.getEvents(this.id, this.token, since);
+        const r = await api.events(this.id, this.token, since);
         // A very long game's log keeps only its newest entries (the store's limit): begin where it begins.
         if (since === 1 && !this.s.log.length && r.log.length && r.log[0].version > 2) {
           this.s.logVersion = r.log[0].version - 1;
@@ -281,10 +285,6 @@ export class GameSession {
     } else if (msg.type === 'rematch' && msg.game_id) {
       this.s.rematch = msg.game_id; // names/rematch: the end screen offers to join the next game
       this.emit();
-    } else if (msg.type === 'resync') {
-      this.requestResync();
-    } else if (msg.type === 'error' && !msg.id && ['unknown_game', 'bad_token'].includes(msg.code)) {
-      this.fail(new api.ApiError(msg.status, msg)); // the socket ends: the game or the seat is gone
     }
   }
 
@@ -300,6 +300,7 @@ export class GameSession {
     // Compare with the newest version known, held or shown: a push that arrives during the step
     // animation for the same version must not cut it short.
     if (version <= this.known() && this.s.view) return;
+    if (this.socket) this.socket.note(version); // its push of this version (our own move's) is no news
     this.noteEvents(version, events);
     // Versions that come while steps play (the computer's moves, one after the other) wait their turn,
     // unless so many are waiting that following them would lag: then skip to the newest.
@@ -432,7 +433,7 @@ export class GameSession {
   act(action) {
     if (this.s.pending || this.s.busy || this.watch) return;
     this.s.notice = null;
-    const p = { key: api.uuid(), action, version: this.s.version, seat: this.s.seat };
+    const p = { key: uuid(), action, version: this.s.version, seat: this.s.seat };
     this.s.pending = p;
     store.setPending(this.id, p);
     this.emit();
@@ -451,13 +452,13 @@ export class GameSession {
     if (!p) return;
     let r;
     try {
-      r = await api.postAction(this.id, this.tokens[p.seat], p.action, p.version, p.key);
+      r = await api.act(this.id, this.tokens[p.seat], p.action, p.version, { key: p.key });
     } catch (err) {
-      const transient = err instanceof api.NetworkError || err.status >= 500 || err.status === 429;
+      const transient = err instanceof NetworkError || err.status >= 500 || err.status === 429;
       if (transient) {
         // Keep the move, same key: the retry gets the first answer if this one was applied after all.
         this.s.pendingStuck = true;
-        if (err instanceof api.NetworkError) this.s.conn = 'offline';
+        if (err instanceof NetworkError) this.s.conn = 'offline';
         this.emit();
         const delay = Math.min(10000, 1000 * 2 ** this.retries++);
         clearTimeout(this.retryTimer);

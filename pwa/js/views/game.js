@@ -6,7 +6,7 @@ import { html } from '../html.js';
 import { t } from '../i18n.js';
 import * as store from '../store.js';
 import * as cues from '../cues.js';
-import { getHint, joinGame, watchQrUrl } from '../api.js';
+import { Client } from '../client.js';
 import { GameSession } from '../session.js';
 import { validSelection } from '../targets.js';
 import { Conn } from './bits.js';
@@ -18,10 +18,12 @@ import { Coach } from './coach.js';
 import { Follow, HistoryButton } from './follow.js';
 import { seatName } from '../names.js';
 
+const api = new Client();
+
 function WatchDialog({ id, onClose }) {
   const link = `${location.origin}/#watch=${id}`;
   return html`<section class="watchbox" aria-label=${t('watch.show')}>
-    <img class="qr" src=${watchQrUrl(id)} alt=${t('watch.qr')} width="264" height="264" />
+    <img class="qr" src=${`/watch/${encodeURIComponent(id)}.svg`} alt=${t('watch.qr')} width="264" height="264" />
     <p>${t('watch.hint')}</p>
     <p class="hint"><a href=${link}>${link}</a></p>
     <button type="button" onClick=${onClose}>${t('watch.close')}</button>
@@ -83,7 +85,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
   };
   const hotseat = async () => {
     try {
-      const r = await joinGame(s.joinCode);
+      const r = await api.join(s.joinCode);
       store.addToken(id, r.seat, r.token, { hotseat: true });
       setGen(gen + 1);
     } catch (err) {
@@ -116,7 +118,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     body = html`${over ? html`<${End} s=${s} streak=${streak} onRematch=${rematch} onHome=${done} hotseat=${session.hotseat} />` : null}
       <${Table} id=${id} s=${s} sel=${liveSel} setSel=${setSel} hidden=${hidden} onAct=${onAct} watch=${watch}
         hotseat=${session.hotseat} onSkip=${() => session.finishHold()}
-        onHint=${watch ? null : () => getHint(id, session.token)}
+        onHint=${watch ? null : () => api.hint(id, session.token)}
         toggleHidden=${() => { store.setPref('hideHand', !hidden); setHidden(!hidden); }} />`;
   }
   return html`<div class=${`game${watch ? ' watch' : ''}`}>

@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t } from '../i18n.js';
-import { joinQr } from '../api.js';
+import { Client } from '../client.js';
 import * as store from '../store.js';
 import { seatName } from '../names.js';
 
@@ -74,7 +74,8 @@ export function Lobby({ id, s, token, onHotseat, onHome }) {
     if (!code) return undefined; // a rematch reserves the seat: no code, no picture
     let url = null;
     let live = true;
-    joinQr(id, token).then((u) => {
+    new Client().joinQr(id, token).then((blob) => {
+      const u = URL.createObjectURL(blob);
       url = u;
       if (live) setQr(u);
       else URL.revokeObjectURL(u);
