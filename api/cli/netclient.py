@@ -3,6 +3,11 @@
 Only the public API is used: HTTP (urllib) to create or join a game, the websocket (simple-websocket's
 client) for live states, presence and actions. The table is drawn by api.cli.terminal from the views the
 server sends. The same two classes serve the live tests and the push benchmark.
+
+As a library (docs/clients.md): `HttpApi` for the HTTP operations (`call` reaches every path under
+/api/v1), `LiveSocket` for one game's websocket, `ApiError` for a problem answer. Neither retries or
+reconnects by itself: `play_online` shows how (a key reused for the same move, `connect()` again with
+backoff).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ class HttpApi:
     """The HTTP API at `base_url` (e.g. http://192.168.1.20:8000)."""
 
     def __init__(self, base_url: str, *, timeout: float = 10.0):
+        """`timeout`: seconds per request before it raises OSError (the move may have been applied)."""
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
 
@@ -76,7 +82,11 @@ class HttpApi:
         return self.call("GET", f"/games/{game_id}", token=token)
 
     def act(self, game_id: str, token: str, action: dict, version: int, key: str | None = None) -> dict:
-        """Make a move over HTTP; return the answer (raise ApiError, e.g. 409 stale_version)."""
+        """Make a move over HTTP; return the answer (raise ApiError, e.g. 409 stale_version).
+
+        `key` is the Idempotency-Key (a fresh UUID when None): to resend a move whose answer was lost
+        (OSError, 503 outcome_unknown), pass the same key again; the server applies it at most once.
+        """
         return self.call("POST", f"/games/{game_id}/actions", {"action": action, "version": version},
                          token=token, headers={"Idempotency-Key": key or str(uuid.uuid4())})
 
@@ -95,6 +105,7 @@ class LiveSocket:
     """
 
     def __init__(self, base_url: str, game_id: str, token: str | None, *, since: int = 0):
+        """`token` None watches the table view; `since` is the version already held (hello sends it)."""
         self.url = ws_url(base_url, game_id)
         self.token = token
         self.version = since
@@ -178,7 +189,8 @@ class LiveSocket:
             self.backlog = backlog
 
     def action(self, action: dict, version: int, msg_id: str | None = None) -> str:
-        """Send an action message; return its id."""
+        """Send an action message; return its id (the Idempotency-Key: pass it again as `msg_id` to
+        resend the same move after a reconnect). Its answer is an `ack` or `error` frame with that id."""
         msg_id = msg_id or str(uuid.uuid4())
         self.send({"type": "action", "id": msg_id, "version": version, "action": action})
         return msg_id
