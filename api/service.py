@@ -399,28 +399,21 @@ class GameService:
         seat = self._seat(game, token, required=True)
         self.limiter.charge("move", f"{game_id}:{seat}")  # every action request of a seat counts
         fingerprint = _fingerprint(seat, body)
+        # From here on, a key this game has recorded decides first (docs/protocol.md §9): the same request
+        # replays its answer, another one is idempotency_mismatch, whatever else would fail now. It is
+        # looked up only when the request fails a check; on success the commit itself checks the key.
         if expected != game.version:
-            if idem_key and expected < game.version:
-                # Maybe a retry of an answered request: ask the store. The stored version is already past
-                # `expected` and never goes back, so this commit cannot write anything.
-                ttl = self._ttl(game.doc, game.doc["position"]["phase"])
-                res = self.store.commit(game_id, expected, game.raw, ttl=ttl, idem_key=idem_key,
-                                        fingerprint=fingerprint)
-                self._check_idempotency(res.status)
-                if res.status == "duplicate":
-                    return Outcome(game_id, seat, res.version, True)
+            replay = self._recorded(game_id, game, seat, idem_key, fingerprint)
+            if replay is not None:
+                return replay
             raise self._stale(game, seat)
-
-        state = game.state()
-        position = game.doc["position"]
-        if position["phase"] != "over" and position["active"] != seat:
-            raise ApiError("not_your_turn", f"It is seat {position['active']}'s turn.")
         try:
-            new_state, events = engine.apply(state, body["action"])
-        except engine.IllegalAction as err:
-            raise ApiError("illegal_action", str(err)) from None
-        except engine.EngineError as err:  # InvalidAction, or any other malformed input
-            raise ApiError("invalid_action", str(err)) from None
+            new_state, events = self._apply(game, seat, body["action"])
+        except ApiError:
+            replay = self._recorded(game_id, game, seat, idem_key, fingerprint)
+            if replay is not None:
+                return replay
+            raise
 
         doc = dict(game.doc, position=engine.to_position(new_state), updated=int(time.time()))
         # The idempotency record keeps the version this request made, not the answer: a retry renders
@@ -438,6 +431,38 @@ class GameService:
             return Outcome(game_id, seat, res.version, True)
         # Someone else moved between our load and our commit: the caller must look again.
         raise self._stale(self._load(game_id), seat)
+
+    @staticmethod
+    def _apply(game: Loaded, seat: int, action) -> tuple[object, list[dict]]:
+        """Return the engine state and events of `seat`'s `action` on `game`; raise not_your_turn,
+        invalid_action or illegal_action."""
+        position = game.doc["position"]
+        if position["phase"] != "over" and position["active"] != seat:
+            raise ApiError("not_your_turn", f"It is seat {position['active']}'s turn.")
+        try:
+            return engine.apply(game.state(), action)
+        except engine.IllegalAction as err:
+            raise ApiError("illegal_action", str(err)) from None
+        except engine.EngineError as err:  # InvalidAction, or any other malformed input
+            raise ApiError("invalid_action", str(err)) from None
+
+    def _recorded(self, game_id: str, game: Loaded, seat: int, idem_key: str | None,
+                  fingerprint: str) -> Outcome | None:
+        """Return the replayed outcome when `idem_key` was recorded for this game with this request
+        (`fingerprint`); raise idempotency_mismatch when it was recorded with another; None when it was
+        not (or no key was given).
+
+        Asks the store with a commit expecting version 0, which no game ever has: it finds the key or
+        answers conflict, and can write nothing. So a failed answer cannot be an outcome_unknown either."""
+        if not idem_key:
+            return None
+        try:
+            ttl = self._ttl(game.doc, game.doc["position"]["phase"])
+            res = self.store.commit(game_id, 0, game.raw, ttl=ttl, idem_key=idem_key, fingerprint=fingerprint)
+        except OutcomeUnknown as err:
+            raise StoreUnavailable(str(err)) from None
+        self._check_idempotency(res.status)
+        return Outcome(game_id, seat, res.version, True) if res.status == "duplicate" else None
 
     def _change(self, game_id: str, before: Loaded, doc: dict, seat: int, kind: str,
                 **fields) -> tuple[CommitResult, Commit]:

@@ -286,3 +286,38 @@ def test_after_hello_the_state_comes_before_presence_on_gunicorn_and_redis(redis
         move(http, game_id, tokens)
         _hellos(server.url, game_id, tokens, 50)
 
+
+
+# ---------------------------------------------------------------------- idempotency over the socket
+
+
+def test_a_used_id_with_another_action_is_a_mismatch_over_the_socket_too(serve) -> None:
+    """docs/protocol.md §9: the message id decides before the version, the turn and the rules."""
+    server = serve()
+    http = HttpApi(server.url)
+    game_id, tokens = duo_game(http)
+    active = http.get(game_id)["view"]["active"]
+    mover, frames = _open(ws_url(server.url, game_id), tokens[active])
+    other, _ = _open(ws_url(server.url, game_id), tokens[1 - active])
+    try:
+        state = frames[0]
+        first = {"type": "action", "id": "k1", "version": state["version"],
+                 "action": state["view"]["legal_actions"][0]}
+        mover.send(json.dumps(first))
+        now = _next(mover, lambda f: f.get("id") == "k1")["version"]
+        illegal = {"type": "harvest", "field": 1}
+        refusals = [(mover, now + 3, first["action"], "stale_version"),
+                    (other, now, first["action"], "not_your_turn"),
+                    (mover, now, {"type": "fly"}, "invalid_action"), (mover, now, illegal, "illegal_action")]
+        for sock, version, action, plain in refusals:
+            for msg_id, code in (("k1", "idempotency_mismatch"), (f"new-{plain}", plain)):
+                sock.send(json.dumps({"type": "action", "id": msg_id, "version": version, "action": action}))
+                error = _next(sock, lambda f, i=msg_id: f.get("id") == i)
+                assert (error["type"], error["code"]) == ("error", code), error
+        mover.send(json.dumps(first))  # the same message again: its ack, nothing applied
+        assert _next(mover, lambda f: f.get("id") == "k1") == {"type": "ack", "id": "k1", "version": now}
+        assert http.get(game_id)["version"] == now
+    finally:
+        for ws in (mover, other):
+            ws.close()
+            ws.thread.join(timeout=2)
