@@ -20,6 +20,7 @@ from simple_websocket import Client, ConnectionClosed
 from api.cli.netclient import HttpApi, ws_url
 from api.live import ws as live_ws
 from api.store.memory import MemoryStore
+from api.store.redis import RedisStore
 from api.store.sqlite import SqliteStore
 from tests.live.play import check_shape, duo_game, move
 from tests.live.servers import Gunicorn, ThreadServer
@@ -144,6 +145,26 @@ def test_a_socket_without_hello_is_closed_with_1008_after_the_hello_timeout(serv
     server = serve()
     game_id, _ = duo_game(HttpApi(server.url))
     refused(node_session, ws_url(server.url, game_id), None, "invalid_request")
+
+
+@pytest.mark.redis
+def test_a_hello_the_store_cannot_answer_gets_store_unavailable_and_close_1011(redis_server,
+                                                                             no_leaked_threads) -> None:
+    """A server fault ends the socket like a refusal, with 1011: the client reconnects with backoff."""
+    redis_server.start()
+    store = RedisStore(redis_server.url)
+    try:
+        with ThreadServer(store, WS_PING_INTERVAL=PING) as server:
+            game_id, _ = duo_game(HttpApi(server.url))
+            redis_server.stop()
+            try:
+                seen = node_session(ws_url(server.url, game_id), json.dumps({"type": "hello", "token": None}))
+            finally:
+                redis_server.start()
+    finally:
+        store.close()
+    assert [(f["id"], f["code"]) for f in seen["frames"]] == [(None, "store_unavailable")], seen
+    assert (seen["code"], seen["reason"], seen["clean"]) == (1011, "store_unavailable", True), seen
 
 
 # ---------------------------------------------------------------------- errors after the hello
