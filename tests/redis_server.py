@@ -226,8 +226,11 @@ class SentinelSet:
 
     def __init__(self, service: str = "alcabohne", *, down_after_ms: int = 1000) -> None:
         self.service = service
-        self.primary = RedisServer()
-        self.replica = RedisServer(args=["--replicaof", "127.0.0.1", str(self.primary.port)])
+        # A primary waits repl-diskless-sync-delay (5 s by default) for more replicas before it sends a
+        # full copy to one: with a single replica that is 5 s of no replica after every failover.
+        self.primary = RedisServer(args=["--repl-diskless-sync-delay", "0"])
+        self.replica = RedisServer(args=["--repl-diskless-sync-delay", "0",
+                                         "--replicaof", "127.0.0.1", str(self.primary.port)])
         self.down_after_ms = down_after_ms
         self.sentinel_ports = [_free_port() for _ in range(3)]
         self.dir = Path(tempfile.mkdtemp(prefix="alcabohne-sentinel-"))

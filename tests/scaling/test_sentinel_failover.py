@@ -141,7 +141,7 @@ def test_a_killed_primary_loses_no_acknowledged_move_and_every_socket_converges(
         # The operator brings the old host back as the new primary's replica, so that WAIT 1 can be met
         # again (with one replica, no replica means no acknowledged move). Started as a primary, the
         # Sentinels would turn it into a replica too, but only some 10 s later.
-        old.args = ["--replicaof", "127.0.0.1", str(primary)]
+        old.args = ["--repl-diskless-sync-delay", "0", "--replicaof", "127.0.0.1", str(primary)]
         old.start()
         for player in players:
             player.join(timeout=120)
