@@ -21,16 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "node" / "play.mjs"
 
 
-@pytest.fixture(scope="module")
-def server(redis_server):
-    with Gunicorn(redis_server.url, workers=2, threads=16) as g:
-        yield g
-
-
 def play(server: Gunicorn, mode: str, seed: int) -> dict:
     """Run the example to the end; return its summary (the JSON last line)."""
-    run = subprocess.run([*node_command(), str(EXAMPLE), "--server", server.url, "--mode", mode,
-                          "--seed", str(seed)], cwd=ROOT, capture_output=True, text=True, check=False)
+    args = [*node_command(), str(EXAMPLE), "--server", server.url, "--mode", mode, "--seed", str(seed)]
+    run = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, check=False, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.strip().splitlines()
     assert lines[0].startswith(f"{mode} game ") and " over at version " in lines[0]
