@@ -48,9 +48,10 @@ export class NetworkError extends Error {
   }
 }
 
-/** True when resending the same request with the same Idempotency-Key is safe and may succeed. */
-export const isRetryable = (err) =>
-  err instanceof NetworkError || (err instanceof ApiError && err.status === 503 && RETRY_CODES.has(err.code));
+/** True when resending the same request with the same Idempotency-Key is safe and may succeed: no answer, a
+ * retryable 503, or a proxy's 502/503/504 without a problem document (the server may not have seen it). */
+export const isRetryable = (err) => err instanceof NetworkError || (err instanceof ApiError
+  && (err.status === 503 ? !err.code || RETRY_CODES.has(err.code) : [502, 504].includes(err.status) && !err.code));
 
 /** A UUIDv4 from getRandomValues (crypto.randomUUID exists only in secure contexts, not on LAN http). */
 export function uuid() {
@@ -244,15 +245,16 @@ export class Connection {
     return this;
   }
 
-  /** Close for good; actions still waiting are rejected with a NetworkError (they may have been applied). */
-  stop() {
+  /** Close for good. Actions still waiting are rejected with `reason` (by default a NetworkError: they may
+   * have been applied; an HTTP read of the game tells). */
+  stop(reason = new NetworkError('connection stopped')) {
     this.stopped = true;
     clearTimeout(this.timer);
     clearTimeout(this.watchdog);
     if (this.ws) this.ws.close(1000);
     this.ws = null;
     this.setOpen(false);
-    for (const p of this.pending.values()) p.reject(new NetworkError('connection stopped'));
+    for (const p of this.pending.values()) p.reject(reason);
     this.pending.clear();
   }
 
@@ -362,7 +364,7 @@ export class Connection {
       clearTimeout(this.watchdog);
       this.setOpen(false);
       if (fatal) {
-        this.stop();
+        this.stop(fatal);
         if (this.options.onError) this.options.onError(fatal);
       } else {
         this.retry();
