@@ -18,7 +18,7 @@ def test_an_unconfirmed_commit_is_outcome_unknown_and_its_key_settles_it(monkeyp
     require_redis_server()
     monkeypatch.setenv("ALCABOHNE_REDIS_WAIT_REPLICAS", "1")
     monkeypatch.setenv("ALCABOHNE_REDIS_WAIT_TIMEOUT", "0.3")
-    with RedisServer(args=["--repl-diskless-sync-delay", "0"]) as primary:  # no 5 s wait per sync
+    with RedisServer(args=["--repl-diskless-sync-delay", "0"]) as primary:  # no 5 s wait before a sync
         replica = RedisServer(args=["--replicaof", "127.0.0.1", str(primary.port)])
         try:
             replica.start()
@@ -48,4 +48,6 @@ def test_an_unconfirmed_commit_is_outcome_unknown_and_its_key_settles_it(monkeyp
             finally:
                 store.close()
         finally:
+            replica.kill()  # SIGTERM may be refused while it writes its first AOF after a sync
             replica.remove()
+            primary.kill()
