@@ -201,8 +201,9 @@ def test_order_of_checks_and_idempotency_as_documented():
     assert post({"action": bad, "version": version}, auth=me, key="k1")[:2] == (422, "idempotency_mismatch")
     mismatch = (422, "idempotency_mismatch")
     assert post({"action": bad, "version": version}, auth=other, key="k1")[:2] == mismatch  # the game's key
-    # At the current version the key is looked at only by the commit: an earlier error wins.
-    assert post({"action": illegal, "version": version + 1}, auth=me, key="k1")[:2] == (422, "illegal_action")
+    # A recorded key decides before the version, the turn and the rules (§9, check 6).
+    assert post({"action": illegal, "version": version + 1}, auth=me, key="k1")[:2] == mismatch
+    assert post({"action": bad, "version": version + 9}, auth=me, key="k1")[:2] == mismatch
     # An error answer is not recorded: the key stays fresh.
     assert post({"action": illegal, "version": version + 1}, auth=me, key="k2")[:2] == (422, "illegal_action")
     legal = legal_now()
