@@ -13,7 +13,8 @@ past threads - 32 with 503 server_busy (ALCABOHNE_WS_MAX_SOCKETS, set below unle
     threads per worker                                     282     657     657
     OS threads per worker at peak (2 per socket + pool)   ~530   ~1270   ~1270
 
-Beyond ~1000 sockets per worker prefer more workers (cores) or the gevent worker (docs/websocket.md).
+Beyond ~1000 sockets per worker prefer more workers (cores) or the gevent worker (docs/architecture.md,
+"Serving many sockets").
 The kernel caps threads before CPU does (measured 2026-11-30): every thread takes a pid, and
 kernel.pid_max (32768 by default) counts the whole host, so two threads per socket stop a host at
 about 16000 sockets less its other threads; and vm.max_map_count (65530) stops one process at about
