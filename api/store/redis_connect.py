@@ -19,6 +19,7 @@ Everything the store does with them is the same code (api/store/redis.py).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import redis
 from redis.backoff import ExponentialBackoff
 from redis.cluster import ClusterNode, RedisCluster
+from redis.commands.core import Script
+from redis.connection import Encoder
 from redis.retry import Retry
 from redis.sentinel import Sentinel, SentinelConnectionPool
 
@@ -41,6 +44,39 @@ class _BlockingSentinelPool(SentinelConnectionPool, redis.BlockingConnectionPool
     a free connection like the single-server store's pool, instead of failing past max_connections."""
 
 
+class _LazyCluster:
+    """A RedisCluster made on first use: its constructor asks the nodes for the slots at once, and a
+    store is built before anything may touch the network (open_store connects lazily). Every attribute
+    but those below is the cluster client's; making it raises what RedisCluster raises (no node
+    reachable), which the store answers as StoreUnavailable."""
+
+    def __init__(self, make: Callable[[], RedisCluster]) -> None:
+        self._make = make
+        self._client: RedisCluster | None = None
+        self._lock = threading.Lock()
+
+    def get_encoder(self) -> Encoder:
+        return Encoder("utf-8", "strict", True)  # as the client's: decode_responses
+
+    def register_script(self, script: str) -> Script:
+        return Script(self, script)  # hashes the text now, runs through the client later
+
+    def close(self) -> None:
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def __getattr__(self, name: str) -> Any:
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = self._make()
+                client = self._client
+        return getattr(client, name)
+
+
 @dataclass
 class Connector:
     """The clients of one store URL (see the module docstring).
@@ -53,7 +89,7 @@ class Connector:
     """
 
     kind: str  # "single", "sentinel" or "cluster"
-    client: Any  # redis.Redis, or RedisCluster
+    client: Any  # redis.Redis, or a RedisCluster made on first use
     listener: Callable[[], redis.Redis] | None = None
     options: dict[str, str] = field(default_factory=dict)  # wait_replicas, wait_timeout from the URL
     _node_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -191,6 +227,7 @@ def _cluster(url: str, command: dict, listening: dict, pool_size: int) -> Connec
     # RedisCluster retries a command on another attempt itself (after learning the slots again);
     # `retry` is its own setting, per node clients take the rest.
     cluster_kwargs = {k: v for k, v in command.items() if k != "retry"}
-    client = RedisCluster(startup_nodes=[ClusterNode(h, p) for h, p in hosts], max_connections=pool_size,
-                          retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2), **node, **cluster_kwargs)
+    client = _LazyCluster(lambda: RedisCluster(
+        startup_nodes=[ClusterNode(h, p) for h, p in hosts], max_connections=pool_size,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2), **node, **cluster_kwargs))
     return Connector("cluster", client, None, options, dict(node, **listening))
