@@ -155,17 +155,38 @@ def _examples_of(exchanges: list[dict]) -> dict:
         op = grouped.setdefault((method.lower(), path), {"request": {}, "responses": {}, "parameters": {}})
         request, response = ex["request"], ex["response"]
         summary = ex["summary"]
-        if "body" in request:
-            op["request"].setdefault(ex["name"], {"summary": summary, "value": request["body"]})
-        for where in ("path", "query", "headers"):
-            for name, value in request.get(where, {}).items():
-                op["parameters"].setdefault(name, {}).setdefault(ex["name"], {"summary": summary,
-                                                                               "value": value})
+        # A request is an example of the request only when it was accepted (the others show what
+        # not to send: they are described with their answers).
+        if response["status"] < 400:
+            if "body" in request:
+                op["request"].setdefault(ex["name"], {"summary": summary, "value": request["body"]})
+            for where in ("path", "query", "headers"):
+                for name, value in request.get(where, {}).items():
+                    op["parameters"].setdefault(name, {}).setdefault(ex["name"], {"summary": summary,
+                                                                                   "value": value})
         shown = "".join(f"\n\n`{name}: {value}`" for name, value in response["headers"].items())
         op["responses"].setdefault(str(response["status"]), {}).setdefault(response["content_type"], {})[
-            ex["name"]] = {"summary": summary, "description": f"Real answer of this server.{shown}",
-                           "value": response["body"]}
+            ex["name"]] = {"summary": summary, "value": response["body"],
+                           "description": f"The answer of this server to {_described(method, path, request)}"
+                                          f"{shown}"}
     return grouped
+
+
+def _described(method: str, path: str, request: dict) -> str:
+    """One line of Markdown saying what request an example answers."""
+    url = path.format(**request.get("path", {}))
+    if request.get("query"):
+        url += "?" + "&".join(f"{name}={value}" for name, value in request["query"].items())
+    text = f"`{method} {url}`"
+    if request.get("headers"):
+        text += " with " + ", ".join(f"`{name}: {value}`" for name, value in request["headers"].items())
+    if "body" in request:
+        text += f" and the body `{json.dumps(request['body'])}`"
+    elif "body_bytes" in request:
+        text += f" and a JSON body of {request['body_bytes']} bytes"
+    elif "text" in request:
+        text += f" and a text/plain body `{request['text']}`"
+    return text + ":"
 
 
 def _attach_examples(spec: dict, exchanges: list[dict]) -> None:

@@ -39,12 +39,20 @@ _MISSING = object()
 
 
 @contextlib.contextmanager
-def seeded_secrets(seed: int) -> Iterator[None]:
-    """Let `secrets` draw from random.Random(seed) while the script runs, then restore it."""
+def seeded_secrets(seed: int, tokens: list[str]) -> Iterator[None]:
+    """Let `secrets` draw from random.Random(seed) while the script runs, then restore it. Every seat
+    token made meanwhile (api.auth.new_token: 32 bytes) is added to `tokens`."""
     rng = random.Random(seed)
     names = ("token_urlsafe", "token_hex", "randbelow", "choice")
     saved = {name: getattr(secrets, name) for name in names}
-    secrets.token_urlsafe = lambda n=32: base64.urlsafe_b64encode(rng.randbytes(n)).rstrip(b"=").decode()
+
+    def token_urlsafe(n: int = 32) -> str:
+        made = base64.urlsafe_b64encode(rng.randbytes(n)).rstrip(b"=").decode()
+        if n == 32:
+            tokens.append(made)
+        return made
+
+    secrets.token_urlsafe = token_urlsafe
     secrets.token_hex = lambda n=32: rng.randbytes(n).hex()
     secrets.randbelow = rng.randrange
     secrets.choice = rng.choice
@@ -90,12 +98,13 @@ class Recorder:
             request["path"] = dict(path)
         if query:
             request["query"] = dict(query)
-        if authorization is not None or key is not None:
-            request["headers"] = {k: v for k, v in headers.items()
-                                  if k in ("Authorization", "Idempotency-Key")}
+        request["headers"] = {k: v for k, v in headers.items()
+                              if k in ("Authorization", "Idempotency-Key", "X-Request-Id")}
         # A body that is JSON and small enough to show (the 413's is not).
         if body is not _MISSING and len(json.dumps(body)) < 1000:
             request["body"] = body
+        elif body is not _MISSING:
+            request["body_bytes"] = len(json.dumps(body))
         elif data is not None:
             request["text"] = data
         self.exchanges.append({"operation": operation, "name": name, "summary": summary, "request": request,
@@ -346,10 +355,11 @@ def _down(ex: Recorder) -> None:
     ex("store_unavailable", "The store does not answer: store_unavailable", f"GET {API}/health", status=503)
 
 
-def _placeholders(exchanges: list[dict]) -> list[dict]:
-    """Replace every seat token by an obvious placeholder (the same one wherever it appears), and the
-    seconds of a 429 (which depend on where in the window the request fell) by the window."""
-    tokens: list[str] = []
+def _placeholders(exchanges: list[dict], tokens: list[str]) -> list[dict]:
+    """Replace every seat token (`tokens`, and those of the answers: a rematch's are derived) by an
+    obvious placeholder, the same one wherever it appears, and the seconds of a 429 (which depend on
+    where in the window the request fell) by the window."""
+    tokens = list(tokens)
     for ex in exchanges:
         body = ex["response"]["body"]
         if isinstance(body, dict) and isinstance(body.get("token"), str) and body["token"] not in tokens:
@@ -368,7 +378,8 @@ def _placeholders(exchanges: list[dict]) -> list[dict]:
 def record() -> dict:
     """Run the script; return the examples file's content."""
     exchanges: list[dict] = []
-    with seeded_secrets(SEED):
+    tokens: list[str] = []
+    with seeded_secrets(SEED, tokens):
         store = MemoryStore()
         _script(Recorder(exchanges, make_app(store).test_client()), store)
         limits = {"CREATE_LIMIT": 1, "JOIN_LIMIT": 1, "MOVE_LIMIT": 1, "TRANSFER_LIMIT": 1}
@@ -383,7 +394,7 @@ def record() -> dict:
             unreachable.close()
     return {"about": "Real answers of the server, recorded by tests/api/test_openapi_examples.py; "
                      "refresh with `.venv/bin/python -m tests.api.test_openapi_examples`.",
-            "exchanges": _placeholders(exchanges)}
+            "exchanges": _placeholders(exchanges, tokens)}
 
 
 def dump(content: dict) -> str:
