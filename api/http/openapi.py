@@ -10,6 +10,7 @@ file (the test fails when they no longer match what the server answers).
 from __future__ import annotations
 
 import copy
+import importlib.metadata
 import json
 from pathlib import Path
 
@@ -206,6 +207,8 @@ def _attach_examples(spec: dict, exchanges: list[dict]) -> None:
 def finish(spec: dict, exchanges: list[dict], public_url: str | None = None) -> dict:
     """Return `spec` (apispec's dict) completed as the module docstring says."""
     spec = copy.deepcopy(spec)
+    # The release this server runs (docs/versioning.md); the path's /v1 is the API's major version.
+    spec["info"]["version"] = release()
     components = spec.setdefault("components", {})
     # Relative: the server the document was fetched from. The configured public address, too, for a
     # copy of the document read elsewhere (a generated client).
@@ -221,6 +224,11 @@ def finish(spec: dict, exchanges: list[dict], public_url: str | None = None) -> 
     # `action` is any JSON value to the request schema (the engine judges it: 400 invalid_action, also
     # for null), but only an object is ever accepted: that is what a client must send.
     components["schemas"]["ActionRequest"]["properties"]["action"]["type"] = "object"
+    # The pages exist for the codes of api.errors only (any other is 404 not_found).
+    for parameter in spec["paths"][f"{TYPE_BASE}{{code}}"].get("parameters", []):
+        if parameter["name"] == "code":
+            parameter["schema"] = {"type": "string", "enum": list(CODES)}
+            parameter["description"] = "An error code (the `code` of a problem body)."
     components["headers"] = copy.deepcopy(HEADERS)
     components.setdefault("responses", {})["DEFAULT_ERROR"] = copy.deepcopy(DEFAULT_ERROR)
     for path, item in spec["paths"].items():
@@ -249,6 +257,14 @@ def _text_type(path: str) -> str | None:
     if path.startswith(TYPE_BASE.rstrip("/")):
         return "text/html"
     return None
+
+
+def release() -> str:
+    """The version of the installed package (pyproject.toml's)."""
+    try:
+        return importlib.metadata.version("alcabohne")
+    except importlib.metadata.PackageNotFoundError:  # run from a bare checkout, never installed
+        return "0+unknown"
 
 
 def load_examples() -> list[dict]:

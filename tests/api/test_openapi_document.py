@@ -49,6 +49,12 @@ def test_validator_refuses_a_broken_document():
     assert list(OpenAPIV31SpecValidator(broken).iter_errors())
 
 
+def test_info_version_is_the_release():
+    import importlib.metadata
+
+    assert SPEC["info"]["version"] == importlib.metadata.version("alcabohne")
+
+
 def test_servers_name_this_server_and_its_public_address():
     assert SPEC["servers"][0]["url"] == "/"
     assert SPEC["servers"][1]["url"] == PUBLIC + "/"
