@@ -153,6 +153,22 @@ await check('an action resent on the socket with the same id is acked once, not 
   };
 });
 
+await check('silence for longer than `silence` replaces the socket, which says hello with the version held', async () => {
+  const g = await client.createGame({ mode: 'solo' });
+  const states = [];
+  const opens = [];
+  // The server's keepalive comes after its ping interval (2 s in tests/clients): 1 s of silence comes first.
+  const conn = client.connect(g.game_id, g.token, {
+    silence: 1000, onState: (f) => states.push(f), onOpen: (open) => opens.push(open),
+  });
+  await when(opens, (o, i) => o && i >= 2);
+  conn.stop();
+  return {
+    replaced: JSON.stringify(opens.slice(0, 3)) === '[true,false,true]',
+    noRepeat: states.length === 1 && states[0].version === g.version,
+  };
+});
+
 await check('a socket ended for good (bad token) calls onError once and stops reconnecting', async () => {
   const g = await client.createGame({ mode: 'solo' });
   const errors = [];

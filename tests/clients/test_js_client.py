@@ -3,8 +3,8 @@
 tests/clients/checks.mjs runs each check in Node with the client alone and prints one JSON line per
 check: problems as ApiError, no answer as NetworkError, an action resent with the same Idempotency-Key
 (HTTP) or id (websocket) applied once, a version gap filled from the event log, duplicated and old
-states dropped across a reconnect, a socket ended for good (bad token) not reconnected, a watcher's
-table view, and the remaining operations (hint, record, rematch, transfer, QR code).
+states dropped across a reconnect, a silent socket replaced, a socket ended for good (bad token) not
+reconnected, a watcher's table view, and the remaining operations (hint, record, rematch, transfer, QR).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ NAMES = {
     "a gap: the state is handed on with the events in between, read over HTTP",
     "states at or below the version held are dropped, also after a reconnect",
     "an action resent on the socket with the same id is acked once, not applied twice",
+    "silence for longer than `silence` replaces the socket, which says hello with the version held",
     "a socket ended for good (bad token) calls onError once and stops reconnecting",
     "a watcher (no token) follows the table view and may not act",
     "hint, record, rematch and transfer",
