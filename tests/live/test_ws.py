@@ -365,9 +365,10 @@ def test_a_bad_hello_gets_an_error_and_the_socket_closes(mem_live: Live, hello: 
         raw.send(hello)
         frame = json.loads(raw.receive(timeout=5))
         assert (frame["type"], frame["code"], frame["id"]) == ("error", code, None)
-        with pytest.raises(ConnectionClosed):  # the server hangs up
+        with pytest.raises(ConnectionClosed) as closed:  # the server hangs up: 1008, the code as reason
             for _ in range(2):
                 raw.receive(timeout=5)
+        assert (closed.value.reason, closed.value.message) == (1008, code)
     finally:
         with suppress(ConnectionClosed):
             raw.close()
