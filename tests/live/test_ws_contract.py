@@ -6,8 +6,6 @@ ahead of the server, and the order of the frames after hello.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -24,6 +22,7 @@ from api.store.redis import RedisStore
 from api.store.sqlite import SqliteStore
 from tests.live.play import check_shape, duo_game, move
 from tests.live.servers import Gunicorn, ThreadServer
+from tests.node import node_command
 
 pytestmark = pytest.mark.live
 
@@ -41,23 +40,6 @@ ws.onclose = (e) => {
   console.log(JSON.stringify({code: e.code, reason: e.reason, clean: e.wasClean, frames}));
 };
 """
-
-
-def node_command() -> list[str]:
-    """Return the command running Node with its built-in WebSocket (Node 22: by default; Node 20 and 21:
-    behind --experimental-websocket). Skips without Node; under CI (ALCABOHNE_CI=1) fails instead."""
-    node = shutil.which("node")
-    if node is None:
-        message = "node is not on PATH (Debian package nodejs; .ci/run installs it)"
-        if os.environ.get("ALCABOHNE_CI") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    check = "process.exit(typeof WebSocket === 'function' ? 0 : 1)"
-    if subprocess.run([node, "-e", check], check=False).returncode == 0:
-        return [node]
-    if subprocess.run([node, "--experimental-websocket", "-e", check], check=False).returncode == 0:
-        return [node, "--experimental-websocket"]
-    pytest.fail(f"{node} has no built-in WebSocket (Node 20 or later is needed)")
 
 
 def node_session(url: str, hello: str | None) -> dict:
