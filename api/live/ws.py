@@ -252,6 +252,10 @@ class Session:
         for the client's close frame (the reader thread ends when it comes, or when the client drops
         the connection), then shut the TCP connection down. Without `wait` (a client that stopped
         answering), or on the reader thread itself, it is shut down at once."""
+        # simple-websocket's reader thread, meeting its ping time while it waits for the client's close
+        # frame, would call close() again for a missing pong and die with ConnectionClosed; marked as
+        # answered, it tries to ping, which wsproto refuses after a close, and ends quietly.
+        self.ws.pong_received = True
         with self.send_lock, contextlib.suppress(*GONE):
             self.ws.close(reason=code, message=reason)
         reader = self.ws.thread
