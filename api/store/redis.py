@@ -1,5 +1,9 @@
 """RedisStore: the production backend, shared by every worker process and host.
 
+One server, a primary that Sentinels watch (followed through failovers) or a Redis Cluster: the URL
+decides (api/store/redis_connect.py makes the clients); everything below is the same for the three,
+but the fan-out of a cluster (sharded pub/sub, api/store/redis_sharded.py).
+
 Keys (all of one game hash-tagged by its id, so each Lua script touches a single cluster slot):
 
     cg:v1:g:{<gid>}:state        hash  v=<version> s=<document> t=<token>  lifetime = the game's ttl
@@ -9,6 +13,7 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
     cg:v1:g:{<gid>}:presence     zset  "<seat>|<member>" scored by expiry (ms, server clock)
     cg:v1:g:{<gid>}:seats        string  the online seats last announced ("0,1")
     cg:v1:g:{<gid>}:presence     pub/sub channel (also matched by the pattern); message: the seats
+                                 (on a cluster both channels are sharded: SPUBLISH, SSUBSCRIBE)
     cg:v1:active                 zset  game id scored by its latest move (unix seconds), trimmed when
                                  counted (one key: on Redis Cluster one slot, fine at this size)
     cg:v1:code:<code>            string  game id                            the code's ttl
@@ -25,14 +30,23 @@ the latest commit): a copy that finds its own token there was applied by an earl
 reported as refused). When no copy got an answer, nobody knows whether the commit was applied:
 `commit` raises OutcomeUnknown instead of StoreUnavailable ("nothing was changed").
 
+Durability (`wait_replicas`, ALCABOHNE_REDIS_WAIT_REPLICAS): replication is asynchronous, so a commit
+acknowledged just before the primary dies may be missing on the replica promoted in its place. With
+`wait_replicas` = N the commit is sent with a WAIT N on the same connection, in the same write; fewer
+confirmations in time raise OutcomeUnknown (applied here, maybe lost in a failover), and the caller's
+retry with the same idempotency key finds out.
+
 Bytes per game are a budget (tests/perf/storage_bench.py): a game's idempotency records are fields of
 one hash (a key per record costs about 150 bytes, a field in a small hash about 60), and its log is one
 string the commit APPENDs a short line to (a stream entry costs several times its few bytes).
 
-Fan-out: one PSUBSCRIBE `cg:v1:g:*` per store object on its own connection (no socket_timeout, health
-checks every 30 s), read by redis-py's listener thread. If that connection drops, redis-py reconnects and
-re-subscribes on the listener's next read; nudges published meanwhile are lost, so the store then calls
-every `on_reset` hook given to `subscribe` (the hub answers by telling its sockets to resync).
+Fan-out (one server, Sentinel): one PSUBSCRIBE `cg:v1:g:*` per store object on its own connection (no
+socket_timeout, health checks every 30 s), read by redis-py's listener thread. If that connection drops,
+redis-py reconnects and re-subscribes on the listener's next read; nudges published meanwhile are lost,
+so the store then calls every `on_reset` hook given to `subscribe` (the hub answers by telling its
+sockets to resync). Behind
+Sentinels the reconnect asks them for the primary, so after a failover it lands on the new one. On a
+cluster the store subscribes game by game instead (`watch`/`unwatch`, from the hub), see redis_sharded.
 
 A nudge carries the committed document and log entry, so a subscriber renders it without reading the
 game back: one round trip less between a move and the other workers' sockets; and the frames the
