@@ -44,9 +44,9 @@ Fan-out (one server, Sentinel): one PSUBSCRIBE `cg:v1:g:*` per store object on i
 socket_timeout, health checks every 30 s), read by redis-py's listener thread. If that connection drops,
 redis-py reconnects and re-subscribes on the listener's next read; nudges published meanwhile are lost,
 so the store then calls every `on_reset` hook given to `subscribe` (the hub answers by telling its
-sockets to resync). Behind
-Sentinels the reconnect asks them for the primary, so after a failover it lands on the new one. On a
-cluster the store subscribes game by game instead (`watch`/`unwatch`, from the hub), see redis_sharded.
+sockets to resync). Behind Sentinels the reconnect asks them for the primary, so after a failover it
+lands on the new one. On a cluster the store subscribes game by game instead (`watch`/`unwatch`, from
+the hub), see redis_sharded.
 
 A nudge carries the committed document and log entry, so a subscriber renders it without reading the
 game back: one round trip less between a move and the other workers' sockets; and the frames the
