@@ -141,6 +141,10 @@ def _response_headers(method: str, path: str, status: str) -> dict:
         headers["Location"] = _ref("Location")
     if (method, status) == ("post", "200") and path.endswith("/actions"):
         headers["Idempotent-Replayed"] = _ref("IdempotentReplayed")
+    if path.startswith(TYPE_BASE.rstrip("/")) and status == "200":
+        for name, value in problem_pages.HEADERS.items():
+            headers[name] = {"description": "A page of text only, cached for an hour.", "required": True,
+                             "schema": {"type": "string", "const": value}}
     if path.endswith("/qr.svg") and status == "200":
         headers["Cache-Control"] = {"description": "The link holds a live code: never cached.",
                                     "required": True, "schema": {"type": "string", "const": "no-store"}}
@@ -165,7 +169,8 @@ def _examples_of(exchanges: list[dict]) -> dict:
                 for name, value in request.get(where, {}).items():
                     op["parameters"].setdefault(name, {}).setdefault(ex["name"], {"summary": summary,
                                                                                    "value": value})
-        shown = "".join(f"\n\n`{name}: {value}`" for name, value in response["headers"].items())
+        shown = "\n\nHeaders of the answer: " + ", ".join(f"`{name}: {value}`"
+                                                        for name, value in response["headers"].items())
         op["responses"].setdefault(str(response["status"]), {}).setdefault(response["content_type"], {})[
             ex["name"]] = {"summary": summary, "value": response["body"],
                            "description": f"The answer of this server to {_described(method, path, request)}"

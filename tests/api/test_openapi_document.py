@@ -12,7 +12,7 @@ import jsonschema_rs
 import pytest
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
-from api.errors import CODES, PROBLEM_TYPE, type_uri
+from api.errors import ADVICE, CODES, PROBLEM_TYPE, type_uri
 from api.http import openapi
 from api.store.memory import MemoryStore
 from tests.api.fixtures_api import API, PUBLIC, make_app
@@ -90,6 +90,12 @@ def test_every_error_is_problem_json_and_every_answer_has_a_type():
     assert list(qr) == ["image/svg+xml"]
     page = SPEC["paths"][f"{API}/problems/{{code}}"]["get"]["responses"]["200"]["content"]
     assert list(page) == ["text/html"]
+
+
+def test_every_code_has_its_advice():
+    """One list of codes (api.errors.CODES), and a page text for each (ADVICE): no code without a page."""
+    assert list(ADVICE) == list(CODES)
+    assert all(len(text) > 40 for text in ADVICE.values())
 
 
 def test_the_problem_schema_names_every_code_and_its_type_page():
