@@ -101,7 +101,9 @@ def ws_url(base_url: str, game_id: str) -> str:
 class LiveSocket:
     """One websocket to one game: hello on connect, JSON frames in and out.
 
-    `version` is the newest state version received; `recv` drops states at or below it (docs/protocol.md §12).
+    `version` is the newest state version received; `recv` drops states at or below it (docs/protocol.md §12),
+    except the first state after a hello: the server's current state, taken even when it is older than
+    the version sent (a store restored from a backup; docs/websocket.md).
     """
 
     def __init__(self, base_url: str, game_id: str, token: str | None, *, since: int = 0):
@@ -111,6 +113,7 @@ class LiveSocket:
         self.version = since
         self.ws: Client | None = None
         self.backlog: collections.deque[dict] = collections.deque()  # frames set aside by wait(keep=True)
+        self._hello_state = False  # the next state answers our hello
 
     def connect(self) -> LiveSocket:
         """Open the socket and send hello with the newest version held. Raises OSError when refused."""
@@ -122,6 +125,7 @@ class LiveSocket:
         with contextlib.suppress(OSError):  # small frames: do not wait for delayed ACKs (Nagle)
             self.ws.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.send({"type": "hello", "token": self.token, "since": self.version})
+        self._hello_state = True
         return self
 
     def send(self, message: dict) -> None:
@@ -150,7 +154,8 @@ class LiveSocket:
                 return None
             frame = json.loads(text)
             if frame.get("type") == "state":
-                if frame["version"] <= self.version:
+                taken, self._hello_state = self._hello_state, False
+                if frame["version"] <= self.version and not taken:
                     continue
                 self.version = frame["version"]
             return frame

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from api.cli.netclient import HttpApi
+from api.cli.netclient import HttpApi, LiveSocket
 from api.store.memory import MemoryStore
 from tests.live.play import Bot
 from tests.live.servers import ROOT, ThreadServer
@@ -66,3 +66,14 @@ def test_join_needs_a_server() -> None:
     done = subprocess.run([sys.executable, "-m", "api.cli", "play", "--join", "ABCDEF"], cwd=ROOT,
                           capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 2 and "--join needs --server" in done.stderr
+
+
+def test_the_library_takes_the_hellos_state_even_when_it_holds_a_newer_version(server: ThreadServer) -> None:
+    # A store restored from a backup is behind the client: the hello's state is the truth (docs/websocket.md).
+    grant = HttpApi(server.url).create("solo")
+    live = LiveSocket(server.url, grant["game_id"], grant["token"], since=grant["version"] + 40).connect()
+    try:
+        state = live.wait(lambda frame: frame["type"] == "state", timeout=10)
+        assert state["version"] == grant["version"] == live.version
+    finally:
+        live.close()
