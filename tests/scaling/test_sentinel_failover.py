@@ -163,6 +163,10 @@ def test_a_killed_primary_loses_no_acknowledged_move_and_every_socket_converges(
                 assert [v for v, _ in store.log_since(game_id, 1)] == list(range(2, version + 1))
         finally:
             store.close()
+        # Each worker's pub/sub connection came back on the new primary and told its hub (on_reset),
+        # which resyncs its sockets: nudges published during the switch were lost.
+        log = b"".join(server._stderr).decode(errors="replace")
+        assert log.count("redis pub/sub connection restored") >= server.workers, log[-3000:]
         deadline = time.monotonic() + 30
         for reader in readers:
             final = finals[reader.live.url.rsplit("/games/", 1)[1].split("/")[0]]
