@@ -179,8 +179,11 @@ class RedisClusterServers:
     """
 
     def __init__(self, masters: int = 3) -> None:
+        # The cluster bus port defaults to the port + 10000 (so only ports up to 55535 would do, and
+        # that one may be taken): a free port of its own instead.
         self.servers = [RedisServer(args=["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                          "--cluster-node-timeout", "2000"]) for _ in range(masters)]
+                                          "--cluster-node-timeout", "2000",
+                                          "--cluster-port", str(_free_port())]) for _ in range(masters)]
 
     @property
     def url(self) -> str:

@@ -167,7 +167,11 @@ class GameStore(ABC):
         nudge, else None (then read the game if needed).
 
         Returns a function that cancels the subscription. Delivery is at-most-once (pub/sub): clients
-        resync by version. `on_reset()`, when given, is called after nudges may have been lost (Redis:
+        resync by version. (Redis Cluster also nudges a game with its current version, without a
+        snapshot, once its subscription is in place: that may repeat a version already heard.) Only the
+        games passed to `watch` are sure to be heard; most backends hear every game.
+
+        `on_reset()`, when given, is called after nudges may have been lost (Redis:
         the pub/sub connection dropped and came back); every client should then resync. The in-process
         backends never lose nudges and never call it. `on_presence(game_id)`, when given, is called
         after the online seats of a game changed (see `set_presence`). Callbacks run on a thread owned
