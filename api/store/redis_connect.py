@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import redis
-from redis.backoff import ExponentialBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.commands.core import Script
 from redis.connection import Encoder
@@ -230,4 +230,6 @@ def _cluster(url: str, command: dict, listening: dict, pool_size: int) -> Connec
     client = _LazyCluster(lambda: RedisCluster(
         startup_nodes=[ClusterNode(h, p) for h, p in hosts], max_connections=pool_size,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2), **node, **cluster_kwargs))
-    return Connector("cluster", client, None, options, dict(node, **listening))
+    # A node's pub/sub connection must not reconnect by itself: redis-py would re-subscribe quietly and
+    # the nudges lost meanwhile would go unreported. The listener sees the error and recovers (on_reset).
+    return Connector("cluster", client, None, options, {**node, **listening, "retry": Retry(NoBackoff(), 0)})
