@@ -19,7 +19,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 
 from api.errors import CODES, PROBLEM_TYPE, TYPE_BASE
 from api.http import problem_pages
-from api.http.schemas import OPENAPI_EXTRA
+from api.http.schemas import OPENAPI_EXTRA, action_json_schema
 from api.logs import HEADER as REQUEST_ID
 
 SPEC_URL = "/api/v1/openapi.json"
@@ -226,9 +226,19 @@ def finish(spec: dict, exchanges: list[dict], public_url: str | None = None) -> 
     for name, extra in OPENAPI_EXTRA.items():
         if name in components.get("schemas", {}):
             components["schemas"][name].update(extra)
-    # `action` is any JSON value to the request schema (the engine judges it: 400 invalid_action, also
-    # for null), but only an object is ever accepted: that is what a client must send.
-    components["schemas"]["ActionRequest"]["properties"]["action"]["type"] = "object"
+    # Actions, wherever they appear, as the engine defines them. To the request schema `action` is any
+    # JSON value (the engine judges it: 400 invalid_action, null included), but only a well-formed
+    # action object is ever accepted: that is what a client must send.
+    schemas = components["schemas"]
+    schemas["Action"] = action_json_schema()
+    action = {"$ref": "#/components/schemas/Action"}
+    given = schemas["ActionRequest"]["properties"]
+    given["action"] = {**action, "description": given["action"]["description"],
+                       "examples": given["action"]["examples"]}
+    schemas["View"]["properties"]["legal_actions"]["items"] = action
+    for name in ("Hint", "RecordAction"):
+        schemas[name]["properties"]["action"] = {**action, "description": schemas[name]["properties"][
+            "action"].get("description", "The action.")}
     # The pages exist for the codes of api.errors only (any other is 404 not_found).
     for parameter in spec["paths"][f"{TYPE_BASE}{{code}}"].get("parameters", []):
         if parameter["name"] == "code":

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+import engine
+import engine.actions
 import engine.bots
 from api import auth, night
 from api.errors import CODES
@@ -197,6 +199,27 @@ class IdempotencyHeaderSchema(Schema):
     idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(min=1, max=255),
                                     metadata={"description": "A fresh random key (UUID) per action, "
                                                              "reused on retry (it gets the first answer)."})
+
+
+def action_json_schema() -> dict:
+    """The JSON Schema of a well-formed action (docs/protocol.md §3), from the engine's own table of
+    action types and their fields: a client can build and check actions from the document alone."""
+    field_schemas = {
+        "field": {"type": "integer", "minimum": 0, "maximum": 2, "description": "An own field: 0, 1 or 2."},
+        "bean": {"type": "string", "enum": list(engine.BEANS), "description": "A bean code."},
+        "boss": {"type": "string", "enum": list(engine.BOSSES), "description": "A boss."},
+        "index": {"type": "integer", "minimum": 0, "description": "A hand card (0 = the front card)."},
+    }
+    variants = []
+    for kind, params in engine.actions.PARAMS.items():
+        variants.append({
+            "title": kind, "type": "object", "additionalProperties": False,
+            "required": ["type", *params],
+            "properties": {"type": {"const": kind}, **{name: field_schemas[name] for name in params}},
+        })
+    return {"description": "A well-formed action: a type and exactly its fields (docs/protocol.md §3). "
+                           "Whether it is legal now is the view's legal_actions.",
+            "oneOf": variants}
 
 
 # The cross-field rule of CreateGameSchema in the OpenAPI document (api.http.openapi merges it into the

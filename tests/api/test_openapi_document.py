@@ -128,9 +128,16 @@ def test_headers_are_declared_where_they_apply():
     assert declared > 100
 
 
-def test_action_is_an_object_never_null():
-    action = SPEC["components"]["schemas"]["ActionRequest"]["properties"]["action"]
-    assert action["type"] == "object"
+def test_action_is_a_well_formed_action_never_null():
+    schemas = SPEC["components"]["schemas"]
+    assert schemas["ActionRequest"]["properties"]["action"]["$ref"] == "#/components/schemas/Action"
+    action = _validator({"$ref": "#/components/schemas/Action"})
+    assert action.is_valid({"type": "plant_display", "bean": "BL", "field": 2})
+    for wrong in (None, {"type": "plant_display", "bean": "BL"}, {"type": "end_phase", "field": 0},
+                  {"type": "harvest", "field": 3}, {"type": "give_hand", "index": 0, "boss": "mafia"},
+                  {"type": "fly"}):
+        assert not action.is_valid(wrong), wrong
+    assert schemas["View"]["properties"]["legal_actions"]["items"] == {"$ref": "#/components/schemas/Action"}
 
 
 def test_every_operation_has_examples_of_its_requests_and_of_every_answer():
