@@ -29,7 +29,7 @@ pytestmark = pytest.mark.redis
 # Limits off (0), as in test_api_openapi.py: the 429s are covered by the recorded examples.
 UNLIMITED = {f"ALCABOHNE_{kind}_LIMIT": "0" for kind in ("CREATE", "MOVE", "HELLO", "TRANSFER", "JOIN",
                                                           "JOIN_TOTAL")}
-ST = Path(sys.executable).with_name("st")
+ST = [sys.executable, "-m", "schemathesis.cli"]  # the `st` command, from the interpreter under test
 
 
 def _post(url: str, body: dict) -> dict:
@@ -42,7 +42,7 @@ def _st(url: str, workdir: Path, config: str = "", *extra: str) -> str:
     """Run `st run` on the document at `url`; return its output after asserting it passed."""
     (workdir / "schemathesis.toml").write_text(config, encoding="utf-8")
     run = subprocess.run(
-        [str(ST), "--config-file", str(workdir / "schemathesis.toml"), "run", url + openapi.SPEC_URL,
+        [*ST, "--config-file", str(workdir / "schemathesis.toml"), "run", url + openapi.SPEC_URL,
          "--checks", "all", "--phases", "examples,coverage,fuzzing", "--max-examples", "8",
          "--generation-deterministic", "--workers", "1", "--no-color", "--report-dir", str(workdir), *extra],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=workdir)
