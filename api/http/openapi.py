@@ -126,6 +126,24 @@ DEFAULT_ERROR = {
 }
 
 
+# What a client does next with the game an answer names (its game_id; the seat token of the answer goes
+# in Authorization): OpenAPI links from the answers that hand out a seat.
+GAME = "/api/v1/games/{game_id}"
+NEXT = {"look": ("get", GAME), "move": ("post", GAME + "/actions"), "events": ("get", GAME + "/events"),
+        "hint": ("get", GAME + "/hint"), "transfer": ("post", GAME + "/transfer"),
+        "rematch": ("post", GAME + "/rematch"), "record": ("get", GAME + "/record"),
+        "qr": ("get", GAME + "/qr.svg")}
+SEAT_ANSWERS = (("post", "/api/v1/games", "201"), ("post", "/api/v1/games/join", "200"),
+                ("post", GAME + "/rematch", "200"))
+
+
+def _links() -> dict:
+    return {name: {"operationRef": "#/paths/" + path.replace("~", "~0").replace("/", "~1") + "/" + method,
+                   "parameters": {"game_id": "$response.body#/game_id"},
+                   "description": "The game of this answer (send the answer's token as the bearer token)."}
+            for name, (method, path) in NEXT.items()}
+
+
 def _ref(name: str) -> dict:
     return {"$ref": f"#/components/headers/{name}"}
 
@@ -261,6 +279,8 @@ def finish(spec: dict, exchanges: list[dict], public_url: str | None = None) -> 
                     if content_type in content or (not content and _text_type(path) == content_type):
                         content[content_type] = {"schema": dict(schema)}
                 response["headers"] = _response_headers(method, path, status)
+                if (method, path, status) in SEAT_ANSWERS:
+                    response["links"] = _links()
     _attach_examples(spec, exchanges)
     return spec
 

@@ -128,6 +128,15 @@ def test_headers_are_declared_where_they_apply():
     assert declared > 100
 
 
+def test_answers_that_seat_a_player_link_to_the_game():
+    links = SPEC["paths"][f"{API}/games"]["post"]["responses"]["201"]["links"]
+    assert len(links) == 8
+    for link in links.values():
+        path, method = link["operationRef"][len("#/paths/"):].rsplit("/", 1)
+        assert method in SPEC["paths"][path.replace("~1", "/").replace("~0", "~")]
+        assert link["parameters"] == {"game_id": "$response.body#/game_id"}
+
+
 def test_action_is_a_well_formed_action_never_null():
     schemas = SPEC["components"]["schemas"]
     assert schemas["ActionRequest"]["properties"]["action"]["$ref"] == "#/components/schemas/Action"
