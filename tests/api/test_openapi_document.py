@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import jsonschema_rs
 import pytest
@@ -230,6 +231,19 @@ def test_problem_type_pages_resolve(code):
     assert f"Status: <strong>{status}</strong>" in page
     index = client.get(f"{API}/problems").get_data(as_text=True)
     assert f'href="{type_uri(code)}"' in index
+
+
+def test_protocol_doc_table_agrees_with_the_pages():
+    """docs/protocol.md §9 (read here, written by its own author) names the same codes and statuses as
+    the problem pages, and the same type URI."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = text.split("## 9.", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\| `(\w+)` \| (\d{3})", section, re.M))
+    assert rows == {code: str(status) for code, (status, _title) in CODES.items()}
+    assert type_uri("{code}") in section
+    client = APP.test_client()
+    for code, status in rows.items():
+        assert f"Status: <strong>{status}</strong>" in client.get(type_uri(code)).get_data(as_text=True)
 
 
 def test_an_unknown_problem_type_is_a_problem_itself():
