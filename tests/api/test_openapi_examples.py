@@ -19,6 +19,7 @@ import json
 import random
 import secrets
 import sys
+import threading
 from collections.abc import Iterator
 
 from api.http import openapi
@@ -40,9 +41,12 @@ _MISSING = object()
 
 @contextlib.contextmanager
 def seeded_secrets(seed: int, tokens: list[str]) -> Iterator[None]:
-    """Let `secrets` draw from random.Random(seed) while the script runs, then restore it. Every seat
-    token made meanwhile (api.auth.new_token: 32 bytes) is added to `tokens`."""
+    """Let `secrets` draw from random.Random(seed) in this thread while the script runs (the test
+    client serves requests in it), then restore it. Other threads (another test's leftovers) keep the
+    real ones, so they cannot shift the sequence. Every seat token made meanwhile (api.auth.new_token:
+    32 bytes) is added to `tokens`."""
     rng = random.Random(seed)
+    here = threading.get_ident()
     names = ("token_urlsafe", "token_hex", "randbelow", "choice")
     saved = {name: getattr(secrets, name) for name in names}
 
@@ -52,10 +56,16 @@ def seeded_secrets(seed: int, tokens: list[str]) -> Iterator[None]:
             tokens.append(made)
         return made
 
-    secrets.token_urlsafe = token_urlsafe
-    secrets.token_hex = lambda n=32: rng.randbytes(n).hex()
-    secrets.randbelow = rng.randrange
-    secrets.choice = rng.choice
+    seeded = {"token_urlsafe": token_urlsafe, "token_hex": lambda n=32: rng.randbytes(n).hex(),
+              "randbelow": rng.randrange, "choice": rng.choice}
+
+    def this_thread_only(name: str):
+        def draw(*args):
+            return (seeded if threading.get_ident() == here else saved)[name](*args)
+        return draw
+
+    for name in names:
+        setattr(secrets, name, this_thread_only(name))
     try:
         yield
     finally:
