@@ -17,6 +17,7 @@ from pathlib import Path
 from flask import current_app, jsonify
 from flask_swagger_ui import get_swaggerui_blueprint
 
+from api import CORS_HEADERS
 from api.errors import CODES, PROBLEM_TYPE, TYPE_BASE
 from api.http import problem_pages
 from api.http.schemas import OPENAPI_EXTRA, action_json_schema
@@ -54,6 +55,8 @@ The HTTP API of Al Cabohne Online (the contract is docs/protocol.md).
   `rate_limited` with `Retry-After` (and `retry_after` in the body). Every 503 has `Retry-After` too.
 * Every answer carries `X-Request-Id`: the request's own `X-Request-Id` when it sent a valid one
   (1-64 of `A-Z a-z 0-9 . _ : -`), else a new id. It names the request in the server's logs.
+* Any web page may call the API (CORS; tokens travel in headers, never in cookies): every answer
+  carries {cors}.
 * Games stay resumable 30 days after their last change, finished games 7 days; a duo game whose second
   seat is free expires after 24 hours.
 * Live updates: the websocket `GET /api/v1/games/{id}/ws` (answered with 101 Switching Protocols) is not
@@ -61,8 +64,8 @@ The HTTP API of Al Cabohne Online (the contract is docs/protocol.md).
   `/api/v1/ws.schema.json` and by docs/websocket.md.
 * Errors are `application/problem+json` (RFC 9457) with a stable `code`; the `type` is the address of
   the code's page (`/api/v1/problems/{code}`, relative to this server), which says what to do:
-""" + "\n".join(f"  * [`{code}`]({TYPE_BASE}{code}) ({status}): {title}"
-            for code, (status, title) in CODES.items())
+""".replace("{cors}", ", ".join(f"`{name}: {value}`" for name, value in CORS_HEADERS.items())) + "\n".join(
+    f"  * [`{code}`]({TYPE_BASE}{code}) ({status}): {title}" for code, (status, title) in CODES.items())
 
 # Schemas flask-smorest registers for features we do not use (pagination).
 UNUSED_SCHEMAS = ("PaginationMetadata",)
