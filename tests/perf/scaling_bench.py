@@ -5,6 +5,8 @@
 Starts a primary, one replica and three Sentinels (tests/redis_server.py SentinelSet: AOF fsync'd on
 every write, like the tests' servers) and two gunicorn servers of two workers each on the same
 redis+sentinel:// URL: one with ALCABOHNE_REDIS_WAIT_REPLICAS=0, one with 1. Then in the same run:
+  0. commits: one thread committing to one game through a RedisStore, without WAIT and with it in turn
+     (`--rounds` times, 1000 commits each): the round trip WAIT adds, without the servers' noise;
   1. moves: N client threads playing solo games over HTTP (tests/perf/api_bench.py), against the
      server without WAIT and with it in turn, `--rounds` times interleaved; prints each phase and the
      medians of moves/s and move p99;
@@ -34,6 +36,34 @@ from tests import limits_off  # noqa: E402
 from tests.live.servers import Gunicorn  # noqa: E402
 from tests.perf.api_bench import Client, play_games, run_phase  # noqa: E402
 from tests.redis_server import SentinelSet  # noqa: E402
+
+
+def commits(url: str, rounds: int, count: int = 1000) -> None:
+    """Print the median p50/p99 of single commits through a store without WAIT and with WAIT 1."""
+    from api.store.redis import RedisStore
+
+    stores = {"no wait": RedisStore(url, wait_replicas=0), "wait 1": RedisStore(url, wait_replicas=1)}
+    found: dict[str, list[tuple[float, float]]] = {name: [] for name in stores}
+    try:
+        for r in range(rounds):
+            for name, store in stores.items():
+                game = f"bench-{name[0]}-{r}-{uuid.uuid4().hex[:6]}"
+                store.create(game, "{}", 600)
+                times = []
+                for v in range(1, count + 1):
+                    started = time.perf_counter()
+                    done = store.commit(game, v, f'{{"n": {v}}}', ttl=600, idem_key=str(v), log="x")
+                    assert done.status == "ok", done
+                    times.append(time.perf_counter() - started)
+                q = statistics.quantiles(times, n=100)
+                found[name].append((q[49], q[98]))
+        for name, runs in found.items():
+            print(f"commit   {name:8s} p50 {statistics.median(a for a, _ in runs) * 1e3:6.3f} ms   "
+                  f"p99 {statistics.median(b for _, b in runs) * 1e3:6.3f} ms   "
+                  f"(one thread, {rounds} x {count})")
+    finally:
+        for store in stores.values():
+            store.close()
 
 
 def failover(port: int, sentinels: SentinelSet, threads: int) -> tuple[float, float, int]:
@@ -102,6 +132,7 @@ def main() -> None:
     args = parser.parse_args()
 
     with SentinelSet() as sentinels:
+        commits(sentinels.url, args.rounds)
         env = dict(limits_off.ENV)
         plain = Gunicorn(sentinels.url, workers=2, threads=32, extra_env=env)
         durable = Gunicorn(sentinels.url, workers=2, threads=32,
