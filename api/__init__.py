@@ -97,7 +97,7 @@ def _api_class():
 CORS_HEADERS = {
     "Access-Control-Allow-Origin": "*",
     "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-    "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key, X-Request-Id",
     "Access-Control-Expose-Headers": (
         "Retry-After, Location, Idempotent-Replayed, X-Request-Id, WWW-Authenticate"),
     "Access-Control-Max-Age": "600",
