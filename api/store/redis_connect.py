@@ -148,7 +148,7 @@ def connect(url: str, *, timeout: float, pool_size: int) -> Connector:
     if scheme == "redis+sentinel":
         return _sentinel(url, command, listening, timeout, pool_size)
     if scheme == "redis+cluster":
-        return _cluster(url, command, listening, pool_size)
+        return _cluster(url, command, listening, timeout, pool_size)
     raise ValueError(f"not a Redis URL (use {', '.join(s + '://' for s in SCHEMES)}): {url!r}")
 
 
@@ -216,7 +216,7 @@ def _sentinel(url: str, command: dict, listening: dict, timeout: float, pool_siz
     return Connector("sentinel", client, lambda: sentinel.master_for(service, **listening), options)
 
 
-def _cluster(url: str, command: dict, listening: dict, pool_size: int) -> Connector:
+def _cluster(url: str, command: dict, listening: dict, timeout: float, pool_size: int) -> Connector:
     parts = urlsplit(url)
     if parts.path.strip("/"):
         raise ValueError(f"a Redis Cluster has one database: no path in {url!r}")
@@ -227,8 +227,14 @@ def _cluster(url: str, command: dict, listening: dict, pool_size: int) -> Connec
     # RedisCluster retries a command on another attempt itself (after learning the slots again);
     # `retry` is its own setting, per node clients take the rest.
     cluster_kwargs = {k: v for k, v in command.items() if k != "retry"}
+    # Blocking pools per node, as for one server (a burst of threads waits instead of failing with "Too
+    # many connections"). RedisCluster takes a pool class only when it is given a URL: the first node's
+    # (host and port only: the rest rides the keyword arguments); the others are startup nodes.
+    first_host, first_port = hosts[0]
+    first = f"redis://[{first_host}]:{first_port}" if ":" in first_host else f"redis://{first_host}:{first_port}"
     client = _LazyCluster(lambda: RedisCluster(
-        startup_nodes=[ClusterNode(h, p) for h, p in hosts], max_connections=pool_size,
+        url=first, startup_nodes=[ClusterNode(h, p) for h, p in hosts[1:]],
+        connection_pool_class=redis.BlockingConnectionPool, max_connections=pool_size, timeout=timeout,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2), **node, **cluster_kwargs))
     # A node's pub/sub connection must not reconnect by itself: redis-py would re-subscribe quietly and
     # the nudges lost meanwhile would go unreported. The listener sees the error and recovers (on_reset).
