@@ -98,6 +98,20 @@ def ws_url(base_url: str, game_id: str) -> str:
     return urlunsplit((scheme, parts.netloc, f"{parts.path.rstrip('/')}{API}/games/{game_id}/ws", "", ""))
 
 
+class _Client(Client):
+    """simple-websocket's client, which closes its TCP socket when the server refuses the handshake
+    (the library leaves it open to the garbage collector: a ResourceWarning per refused connect)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        try:
+            super().__init__(*args, **kwargs)
+        except BaseException:
+            sock = getattr(self, "sock", None)
+            if sock is not None:
+                sock.close()
+            raise
+
+
 class LiveSocket:
     """One websocket to one game: hello on connect, JSON frames in and out.
 
@@ -119,7 +133,7 @@ class LiveSocket:
         """Open the socket and send hello with the newest version held. Raises OSError when refused."""
         self.close()
         try:
-            self.ws = Client.connect(self.url)
+            self.ws = _Client.connect(self.url)
         except WsConnectionError as err:
             raise OSError(f"websocket refused: {err}") from None
         with contextlib.suppress(OSError):  # small frames: do not wait for delayed ACKs (Nagle)

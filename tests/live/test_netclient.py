@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 
 import pytest
@@ -77,3 +79,13 @@ def test_the_library_takes_the_hellos_state_even_when_it_holds_a_newer_version(s
         assert state["version"] == grant["version"] == live.version
     finally:
         live.close()
+
+
+def test_a_refused_handshake_leaves_no_socket_open(server: ThreadServer) -> None:
+    # simple-websocket leaves the TCP socket of a refused handshake to the garbage collector; ours closes it.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        with pytest.raises(OSError, match="refused"):
+            LiveSocket(server.url, "x" * 65, None).connect()  # no such id: 404 at the handshake
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
