@@ -190,11 +190,34 @@ class RedisClusterServers:
     """
 
     def __init__(self, masters: int = 3) -> None:
+        self.servers = [self._node() for _ in range(masters)]
+        self.replicas: list[RedisServer] = []
+
+    @staticmethod
+    def _node() -> RedisServer:
         # The cluster bus port defaults to the port + 10000 (so only ports up to 55535 would do, and
         # that one may be taken): a free port of its own instead.
-        self.servers = [RedisServer(args=["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                          "--cluster-node-timeout", "2000",
-                                          "--cluster-port", str(_free_port())]) for _ in range(masters)]
+        return RedisServer(args=["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                                 "--cluster-node-timeout", "2000", "--repl-diskless-sync-delay", "0",
+                                 "--cluster-port", str(_free_port())])
+
+    def add_replica(self, master: RedisServer) -> RedisServer:
+        """Start a node and make it a replica of `master` (redis-cli --cluster add-node --cluster-slave);
+        return it once `master` counts it online."""
+        import redis
+
+        node = self._node()
+        self.replicas.append(node)
+        node.start()
+        with redis.Redis(port=master.port, decode_responses=True) as client:
+            master_id = client.cluster("myid")
+        args = ["redis-cli", "--cluster", "add-node", f"127.0.0.1:{node.port}", f"127.0.0.1:{master.port}",
+                "--cluster-slave", "--cluster-master-id", master_id]
+        done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        if done.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster add-node failed:\n{done.stdout}\n{done.stderr}")
+        _wait_for(lambda: replica_online(master.port), "the cluster replica", timeout=30)
+        return node
 
     @property
     def url(self) -> str:
@@ -216,7 +239,7 @@ class RedisClusterServers:
                 _wait_for(lambda c=client: c.cluster("info")["cluster_state"] == "ok", "the cluster")
 
     def remove(self) -> None:
-        for server in self.servers:
+        for server in self.servers + self.replicas:
             server.kill()  # the data goes anyway; SIGTERM may wait for an AOF rewrite to end
             server.remove()
 

@@ -359,7 +359,8 @@ class RedisStore(GameStore):
         A broken connection (a restarted server, a primary that died or became a replica) is dropped
         and the script sent again on another, after a short backoff: a copy that finds its own commit
         token, or its idempotency key, never applies twice. NOSCRIPT (a restart, a promoted replica)
-        loads the script and sends again; MOVED/ASK (cluster slots moved) learns the slots again.
+        loads the script and sends again; MOVED/ASK (cluster slots moved), or a broken connection to a
+        cluster node (it may have failed over to its replica), learns the slots again.
         `wrote(reply)` tells whether the reply reports a change that WAIT must confirm. Raises redis
         errors; OutcomeUnknown when a copy was sent and none got an answer, or the replicas did not
         confirm in time.
@@ -378,6 +379,7 @@ class RedisStore(GameStore):
                     conn = self._hot.pop()  # atomic under the GIL: no lock
             clean = False  # nothing unread on the connection
             error: redis.ResponseError | None = None
+            replica = False  # the script ran on a node that is a replica now (WAIT said so)
             try:
                 if conn is None:
                     conn = pool.get_connection()
@@ -387,10 +389,18 @@ class RedisStore(GameStore):
                     reply = conn.read_response()
                 except redis.ResponseError as exc:  # read in full: WAIT's answer follows
                     error = exc
-                acked = conn.read_response() if wait else None
+                acked = None
+                if wait:
+                    try:
+                        acked = conn.read_response()
+                    except redis.ResponseError as exc:  # a replica refuses WAIT: its node was demoted
+                        replica, failure = error is None, exc
                 clean = True
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 failure = exc
+                if self._conn.sharded:  # the node may be gone and its slots served by its replica now
+                    with contextlib.suppress(redis.RedisError, redis.exceptions.RedisClusterException):
+                        self._conn.refresh()
                 continue
             finally:
                 if conn is None:
@@ -404,9 +414,9 @@ class RedisStore(GameStore):
             if isinstance(error, redis.exceptions.NoScriptError):
                 self._client.script_load(script.script)  # on a cluster: every primary
                 continue
-            if isinstance(error, redis.exceptions.AskError):  # MOVED too
+            if isinstance(error, redis.exceptions.AskError) or replica:  # MOVED is an AskError too
                 self._conn.refresh()
-                failure = error
+                failure = error or failure
                 continue
             if error is not None:
                 raise error
@@ -414,7 +424,9 @@ class RedisStore(GameStore):
                 raise OutcomeUnknown(f"redis: {acked} of {self.wait_replicas} replicas confirmed a change "
                                      f"within {self.wait_timeout} s")
             return reply
-        if sent and not isinstance(failure, redis.ResponseError):
+        if isinstance(failure, redis.ResponseError):  # the cluster's slots kept moving: not run
+            raise StoreUnavailable(f"redis: {failure}") from failure
+        if sent:
             raise OutcomeUnknown(f"redis: no answer to a commit: {failure}") from failure
         raise failure or StoreUnavailable("redis: the script could not be loaded")
 

@@ -50,8 +50,9 @@ class _LazyCluster:
     but those below is the cluster client's; making it raises what RedisCluster raises (no node
     reachable), which the store answers as StoreUnavailable."""
 
-    def __init__(self, make: Callable[[], RedisCluster]) -> None:
+    def __init__(self, make: Callable[[], RedisCluster], pools: list) -> None:
         self._make = make
+        self._pools = pools  # every node pool the client made (see _cluster)
         self._client: RedisCluster | None = None
         self._lock = threading.Lock()
 
@@ -66,6 +67,8 @@ class _LazyCluster:
             client, self._client = self._client, None
         if client is not None:
             client.close()
+        for pool in self._pools:  # also those of nodes the client dropped when the topology changed
+            pool.disconnect()
 
     def __getattr__(self, name: str) -> Any:
         client = self._client
@@ -232,10 +235,20 @@ def _cluster(url: str, command: dict, listening: dict, timeout: float, pool_size
     # (host and port only: the rest rides the keyword arguments); the others are startup nodes.
     first_host, first_port = hosts[0]
     first = f"redis://[{first_host}]:{first_port}" if ":" in first_host else f"redis://{first_host}:{first_port}"
+    # When the topology changes (a node failed, came back as a replica) the client makes new node
+    # clients and drops old ones without closing their connections: remember every pool, closed with
+    # the store.
+    pools: list[redis.BlockingConnectionPool] = []
+
+    class NodePool(redis.BlockingConnectionPool):
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            pools.append(self)
+
     client = _LazyCluster(lambda: RedisCluster(
         url=first, startup_nodes=[ClusterNode(h, p) for h, p in hosts[1:]],
-        connection_pool_class=redis.BlockingConnectionPool, max_connections=pool_size, timeout=timeout,
-        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2), **node, **cluster_kwargs))
+        connection_pool_class=NodePool, max_connections=pool_size, timeout=timeout,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2), **node, **cluster_kwargs), pools)
     # A node's pub/sub connection must not reconnect by itself: redis-py would re-subscribe quietly and
     # the nudges lost meanwhile would go unreported. The listener sees the error and recovers (on_reset).
     return Connector("cluster", client, None, options, {**node, **listening, "retry": Retry(NoBackoff(), 0)})
