@@ -61,6 +61,7 @@ import contextlib
 import logging
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -101,6 +102,10 @@ HOT_IDLE = 8
 # Copies of a script sent before giving up on a broken connection, and the first pause between them
 # (seconds, doubled each time): a few, so that a dead server is a quick 503 rather than a hang.
 _ATTEMPTS, _BACKOFF = 3, 0.05
+# A copy is sent again only within this many socket timeouts of the first (see RedisStore._run): a
+# frozen server is then answered as outcome unknown after a few timeouts, instead of after every
+# attempt's connect retries as well (each of which waits a timeout of its own).
+_RESEND_WITHIN = 2
 # Seconds the listener blocks per read: bounds how long close() waits for the thread to notice.
 _LISTEN_SLICE = 0.25
 # Backoff while the pub/sub connection is down (seconds): first retry, cap.
@@ -369,10 +374,15 @@ class RedisStore(GameStore):
         wait = ("WAIT", self.wait_replicas, int(self.wait_timeout * 1000)) if self.wait_replicas else None
         sent = False  # the server may have run a copy
         failure: Exception | None = None
+        started = time.monotonic()
         for attempt in range(_ATTEMPTS):
-            if attempt:
-                self._stopping.wait(_BACKOFF * 2 ** (attempt - 1))
             pool = self._conn.pool_for(keys[0])
+            if attempt:
+                # A copy sent long ago went unanswered: the server is frozen or far away, not restarted.
+                # Another copy would only add to the wait (connecting retries too): say it is unknown.
+                if sent and time.monotonic() - started > _RESEND_WITHIN * _timeout_of(pool):
+                    break
+                self._stopping.wait(_BACKOFF * 2 ** (attempt - 1))
             conn = None
             if self._hot_open:
                 with contextlib.suppress(IndexError):
@@ -715,6 +725,11 @@ class RedisStore(GameStore):
                 break
             self._client.connection_pool.release(conn)  # never a cluster's: it keeps none aside
         self._client.close()
+
+
+def _timeout_of(pool: Any) -> float:
+    """The socket timeout of `pool`'s connections (seconds; the URL may set it)."""
+    return float(pool.connection_kwargs.get("socket_timeout") or 5.0)
 
 
 def _entries(log: str | None) -> list[tuple[int, str]]:
