@@ -183,7 +183,22 @@ def _wait_for(check, what: str, timeout: float = START_TIMEOUT) -> None:
         time.sleep(0.05)
 
 
-class RedisClusterServers:
+class _Launched:
+    """`with` starts the servers and removes them at the end, or at once when starting fails."""
+
+    def __enter__(self):
+        try:
+            self.start()
+        except BaseException:
+            self.remove()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+class RedisClusterServers(_Launched):
     """Three private redis-servers in cluster mode made one cluster of three masters (no replicas).
 
     `url` is the store URL (redis+cluster://...). Use as a context manager.
@@ -243,19 +258,8 @@ class RedisClusterServers:
             server.kill()  # the data goes anyway; SIGTERM may wait for an AOF rewrite to end
             server.remove()
 
-    def __enter__(self) -> RedisClusterServers:
-        try:
-            self.start()
-        except BaseException:
-            self.remove()
-            raise
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.remove()
-
-
-class SentinelSet:
+class SentinelSet(_Launched):
     """A primary, one replica and three Sentinels (quorum 2) watching them as service `service`.
 
     The Sentinels judge the primary down after `down_after_ms` without an answer, so that a failover
@@ -331,14 +335,3 @@ class SentinelSet:
         for path in sorted(self.dir.glob("sentinel-*.log")):
             out += [f"== {path.name}", *path.read_text(errors="replace").splitlines()[-lines:]]
         return os.linesep.join(out)
-
-    def __enter__(self) -> SentinelSet:
-        try:
-            self.start()
-        except BaseException:
-            self.remove()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.remove()

@@ -19,7 +19,7 @@ from api.cli.netclient import HttpApi, LiveSocket
 from api.store.memory import MemoryStore
 from tests.deploy.test_deploy_files import DEPLOY, _need
 from tests.live.play import duo_game
-from tests.live.servers import ROOT, ThreadServer, free_port
+from tests.live.servers import ROOT, ThreadServer, free_ports
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -34,7 +34,7 @@ def fronted(tmp_path: Path) -> Iterator[tuple[str, ThreadServer]]:
     (tmp_path / "logs").mkdir()
     with ThreadServer(MemoryStore(), PROXY_COUNT=1, JOIN_LIMIT=1000) as app:
         app_port = int(app.url.rsplit(":", 1)[1])
-        port, tls_port, redirect_port = free_port(), free_port(), free_port()
+        port, tls_port, redirect_port = free_ports(3)
         site = (DEPLOY / "nginx.conf").read_text()
         site = (site.replace("/etc/letsencrypt/live/beans.example/fullchain.pem", str(tmp_path / "cert.pem"))
                     .replace("/etc/letsencrypt/live/beans.example/privkey.pem", str(tmp_path / "key.pem"))

@@ -32,6 +32,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def free_ports(count: int) -> list[int]:
+    """Return `count` different free ports: bound all at once, since one port freed and asked for
+    again may come back (two listeners on one port broke an nginx test in CI)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) for _ in range(count)]
+        for sock in socks:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in socks]
+
+
 def socket_holder(client: socket.socket, pids: list[int]) -> int | None:
     """Return which of the processes `pids` holds the other end of the loopback TCP connection `client`
     (IPv4), read from /proc as `ss -p` does: the connection's inode in /proc/net/tcp, then the process

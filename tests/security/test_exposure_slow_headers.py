@@ -22,7 +22,7 @@ import pytest
 import requests
 
 from tests.deploy.test_deploy_files import DEPLOY, _need
-from tests.live.servers import ROOT, Gunicorn, free_port
+from tests.live.servers import ROOT, Gunicorn, free_ports
 from tests.redis_server import RedisServer
 
 SLOW = 250
@@ -37,7 +37,7 @@ def nginx_in_front(redis_server: RedisServer, tmp_path: Path) -> Iterator[str]:
                    check=True, capture_output=True)
     (tmp_path / "logs").mkdir()
     with Gunicorn(redis_server.url, workers=1, threads=4, extra_env={"ALCABOHNE_PROXY_COUNT": "1"}) as app:
-        port, tls_port, redirect_port = free_port(), free_port(), free_port()
+        port, tls_port, redirect_port = free_ports(3)
         site = (DEPLOY / "nginx.conf").read_text()
         site = (site.replace("/etc/letsencrypt/live/beans.example/fullchain.pem", str(tmp_path / "cert.pem"))
                     .replace("/etc/letsencrypt/live/beans.example/privkey.pem", str(tmp_path / "key.pem"))
