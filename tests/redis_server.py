@@ -232,6 +232,19 @@ class RedisClusterServers(_Launched):
         if done.returncode != 0:
             raise RuntimeError(f"redis-cli --cluster add-node failed:\n{done.stdout}\n{done.stderr}")
         _wait_for(lambda: replica_online(master.port), "the cluster replica", timeout=30)
+        # A failover needs the votes of the other masters, which vote only for a replica they know: wait
+        # until the gossip has told every master about it (else a kill right away is never failed over).
+        with redis.Redis(port=node.port, decode_responses=True) as client:
+            node_id = client.cluster("myid")
+
+        def every_master_knows_it() -> bool:
+            for server in self.servers:
+                with redis.Redis(port=server.port, decode_responses=True) as client:
+                    if f"{node_id} " not in client.execute_command("CLUSTER", "NODES"):
+                        return False
+            return True
+
+        _wait_for(every_master_knows_it, "every master to know the cluster replica", timeout=30)
         return node
 
     @property
