@@ -249,6 +249,10 @@ def test_an_action_is_answered_on_the_sockets_reader_thread(mem_live: Live) -> N
     game_id, tokens = duo_game(mem_live.http)
     socks = [mem_live.socket(game_id, tokens[0]), mem_live.socket(game_id, tokens[1])]
     views = [sock.wait(is_state(2), keep=True)["view"] for sock in socks]
+    # Until a socket's hello frames are out (state, then presence: the other seat's arrival too), its
+    # handler thread answers what comes in (docs/websocket.md, "Frame order"): act only after them.
+    for sock in socks:
+        sock.wait(lambda f: f["type"] == "presence" and all(s["online"] for s in f["seats"]), keep=True)
     movers = []
     for _ in range(4):
         version, position = mem_live.position(game_id)
