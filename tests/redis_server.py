@@ -116,13 +116,7 @@ class RedisServer:
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        _terminate(proc)
 
     def kill(self) -> None:
         """Stop the server abruptly (SIGKILL): only what was fsync'd to the AOF survives."""
@@ -167,6 +161,17 @@ def replica_online(primary_port: int) -> bool:
         info = client.info("replication")
     replicas = [v for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)]
     return any(replica.get("state") == "online" for replica in replicas)
+
+
+def _terminate(proc: subprocess.Popen) -> None:
+    """SIGTERM `proc` (a server flushes its AOF), SIGKILL after 10 s; wait for it to exit."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def _wait_for(check, what: str, timeout: float = START_TIMEOUT) -> None:
@@ -327,13 +332,7 @@ class SentinelSet(_Launched):
 
     def remove(self) -> None:
         for proc in self._procs:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            _terminate(proc)
         self._procs.clear()
         for server in (self.primary, self.replica):
             # The data goes anyway: SIGTERM may be refused while a replica writes its first AOF after a
