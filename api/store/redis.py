@@ -45,8 +45,11 @@ socket_timeout, health checks every 30 s), read by redis-py's listener thread. I
 redis-py reconnects and re-subscribes on the listener's next read; nudges published meanwhile are lost,
 so the store then calls every `on_reset` hook given to `subscribe` (the hub answers by telling its
 sockets to resync). Behind Sentinels the reconnect asks them for the primary, so after a failover it
-lands on the new one. On a cluster the store subscribes game by game instead (`watch`/`unwatch`, from
-the hub), see redis_sharded.
+lands on the new one; and since an old primary that was only cut off or frozen answers again as a
+primary of nothing, the store also listens to the Sentinels (redis_connect.Connector.follow) and, when
+they name a new primary, leaves the old one at once: commands, kept commit connections and this one.
+On a cluster the store subscribes game by game instead (`watch`/`unwatch`, from the hub), see
+redis_sharded.
 
 A nudge carries the committed document and log entry, so a subscriber renders it without reading the
 game back: one round trip less between a move and the other workers' sockets; and the frames the
@@ -60,6 +63,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -309,6 +313,7 @@ class RedisStore(GameStore):
         self._stopping = threading.Event()
         self._outage_delay = 0.0  # > 0 while the pub/sub connection is down
         self._timeout = timeout
+        self._conn.follow(self._on_switch)  # behind Sentinels: hear of a new primary at once
 
     # -- games -------------------------------------------------------------------------------------
 
@@ -387,6 +392,9 @@ class RedisStore(GameStore):
             if self._hot_open:
                 with contextlib.suppress(IndexError):
                     conn = self._hot.pop()  # atomic under the GIL: no lock
+                if conn is not None and not pool.owns_connection(conn):  # to a primary the Sentinels replaced
+                    pool.release(conn)  # closes it
+                    conn = None
             clean = False  # nothing unread on the connection
             error: redis.ResponseError | None = None
             replica = False  # the script ran on a node that is a replica now (WAIT said so)
@@ -431,6 +439,11 @@ class RedisStore(GameStore):
             if error is not None:
                 raise error
             if wait and wrote(reply) and int(acked) < self.wait_replicas:
+                # Few replicas, or none: this may be a primary the Sentinels have replaced. If so, ask
+                # again (the same key) reaches the new one.
+                with contextlib.suppress(redis.RedisError):
+                    if self._conn.primary_moved():
+                        self._on_switch()
                 raise OutcomeUnknown(f"redis: {acked} of {self.wait_replicas} replicas confirmed a change "
                                      f"within {self.wait_timeout} s")
             return reply
@@ -677,6 +690,20 @@ class RedisStore(GameStore):
             pubsub.connection.disconnect()
         self._stopping.wait(self._outage_delay)
 
+    def _on_switch(self) -> None:
+        """The Sentinels named a new primary: what still talks to the old one must not go on. Commits
+        drop their kept connections as they take them (RedisStore._run) and redis-py the pooled ones;
+        the pub/sub connection is cut, so that its listener reconnects to the new primary and tells the
+        subscribers to resync (the old one, if alive, publishes only its own lost writes)."""
+        log.warning("redis: the Sentinels named a new primary; leaving the old one")
+        pubsub = self._pubsub
+        sock = getattr(getattr(pubsub, "connection", None), "_sock", None)
+        if sock is not None:
+            # shutdown, not close: the listener thread may be reading from it; it sees the error and
+            # reconnects (_on_listener_error), and the socket is closed there.
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
     def _on_reconnect(self, connection: Any) -> None:
         """Connect callback of the pub/sub connection: tell the subscribers they may have missed nudges."""
         self._outage_delay = 0.0
@@ -705,6 +732,7 @@ class RedisStore(GameStore):
 
     def close(self) -> None:
         """Stop the listener thread and close all connections (idempotent)."""
+        self._conn.close()
         with self._sub_lock:
             self._stopping.set()
             thread, self._thread = self._thread, None

@@ -19,6 +19,7 @@ Everything the store does with them is the same code (api/store/redis.py).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,17 +32,104 @@ from redis.cluster import ClusterNode, RedisCluster
 from redis.commands.core import Script
 from redis.connection import Encoder
 from redis.retry import Retry
-from redis.sentinel import Sentinel, SentinelConnectionPool
+from redis.sentinel import (
+    Sentinel,
+    SentinelConnectionPool,
+    SentinelManagedConnection,
+    SentinelManagedSSLConnection,
+)
+
+log = logging.getLogger(__name__)
 
 SCHEMES = ("redis", "rediss", "unix", "redis+sentinel", "redis+cluster")
 # Options the store itself takes from the URL (removed before redis-py sees the rest).
 STORE_OPTIONS = ("wait_replicas", "wait_timeout")
 _TRUE = ("1", "true", "yes", "on")
+# Seconds the Sentinel watcher blocks per read (bounds how long close() waits), and waits before it
+# tries the Sentinels again when none could be heard.
+_WATCH_SLICE, _WATCH_RETRY = 0.25, 1.0
 
 
 class _BlockingSentinelPool(SentinelConnectionPool, redis.BlockingConnectionPool):
     """Sentinel's pool (it asks the Sentinels where the primary is before each connect) that waits for
     a free connection like the single-server store's pool, instead of failing past max_connections."""
+
+
+class _Primary:
+    """Mixin of a Sentinel-managed connection: once connected, it asks the server's ROLE and drops
+    itself unless the server is a primary. While a failover spreads, a Sentinel may still name the old
+    primary, which, restarted, is a replica holding a history the new primary does not have; the
+    error makes redis-py ask the Sentinels again."""
+
+    def on_connect_check_health(self, check_health: bool = True) -> None:
+        super().on_connect_check_health(check_health=check_health)
+        self.send_command("ROLE")
+        role = self.read_response()
+        if role[0] != "master":
+            self.disconnect()
+            raise redis.ConnectionError(f"{self.host}:{self.port} is a {role[0]}, not the primary")
+
+
+class _PrimaryConnection(_Primary, SentinelManagedConnection):
+    pass
+
+
+class _PrimarySSLConnection(_Primary, SentinelManagedSSLConnection):
+    pass
+
+
+class _SwitchWatcher(threading.Thread):
+    """Hears the Sentinels announce a new primary (`+switch-master`) and calls `on_switch()` at once,
+    and once each time it (re)subscribes (a switch may have passed unheard).
+
+    redis-py asks the Sentinels only when it opens a connection, so without this the connections
+    already open keep talking to the old primary. A primary that was cut off or too slow, not dead,
+    stays a primary of nothing until the Sentinels make it a replica, seconds later: what is written
+    there meanwhile is lost, and what is read there is another history. One Sentinel is heard at a
+    time; the next is tried when its connection fails."""
+
+    def __init__(self, addresses: list[tuple[str, int]], kwargs: dict[str, Any], service: str,
+                 on_switch: Callable[[], None]) -> None:
+        super().__init__(daemon=True, name="sentinel-switch-watcher")
+        self._addresses, self._kwargs, self._service = addresses, kwargs, service
+        self._on_switch = on_switch
+        self._stopping = threading.Event()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self.is_alive() and self is not threading.current_thread():
+            self.join(timeout=5 * _WATCH_SLICE)
+
+    def run(self) -> None:
+        while not self._stopping.is_set():
+            for host, port in self._addresses:
+                if self._stopping.is_set():
+                    return
+                try:
+                    self._listen(host, port)
+                except (redis.RedisError, OSError) as exc:
+                    log.debug("sentinel %s:%s not heard: %s", host, port, exc)
+            self._stopping.wait(_WATCH_RETRY)
+
+    def _listen(self, host: str, port: int) -> None:
+        client = redis.Redis(host=host, port=port, **self._kwargs)
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        try:
+            pubsub.subscribe("+switch-master")
+            self._switched()
+            while not self._stopping.is_set():
+                message = pubsub.get_message(timeout=_WATCH_SLICE)
+                if message and str(message["data"]).split(" ", 1)[0] == self._service:
+                    self._switched()
+        finally:
+            pubsub.close()
+            client.close()
+
+    def _switched(self) -> None:
+        try:
+            self._on_switch()
+        except (redis.RedisError, OSError) as exc:  # no Sentinel names a primary now: the next message will
+            log.warning("sentinel: the primary could not be found after a switch: %s", exc)
 
 
 class _LazyCluster:
@@ -96,6 +184,9 @@ class Connector:
     listener: Callable[[], redis.Redis] | None = None
     options: dict[str, str] = field(default_factory=dict)  # wait_replicas, wait_timeout from the URL
     _node_kwargs: dict[str, Any] = field(default_factory=dict)
+    # Sentinel: makes the watcher of `follow` from its callback.
+    _watcher: Callable[[Callable[[], None]], _SwitchWatcher] | None = None
+    _following: list[_SwitchWatcher] = field(default_factory=list)
 
     @property
     def sharded(self) -> bool:
@@ -121,6 +212,29 @@ class Connector:
         """Learn the cluster's slots again (after a node failed or slots moved); no-op elsewhere."""
         if self.kind == "cluster":
             self.client.nodes_manager.initialize()
+
+    def primary_moved(self) -> bool:
+        """Behind Sentinels: ask them for the primary; True when it is not the one the connections
+        were made to (redis-py then closes the idle ones, and drops the others as they come back to
+        the pool). Always False elsewhere. Raises redis errors (no Sentinel answers)."""
+        if self.kind != "sentinel":
+            return False
+        pool = self.client.connection_pool
+        before = pool.master_address
+        return before is not None and pool.get_master_address() != before
+
+    def follow(self, on_switch: Callable[[], None]) -> None:
+        """Behind Sentinels: from now on, whenever the Sentinels announce a new primary, call
+        `on_switch()` if it moved (`primary_moved`; on the watcher's thread). No-op elsewhere."""
+        if self._watcher is not None and not self._following:
+            watcher = self._watcher(lambda: self.primary_moved() and on_switch())
+            self._following.append(watcher)
+            watcher.start()
+
+    def close(self) -> None:
+        """Stop the Sentinel watcher (the store closes the clients)."""
+        while self._following:
+            self._following.pop().stop()
 
 
 def connect(url: str, *, timeout: float, pool_size: int) -> Connector:
@@ -214,9 +328,14 @@ def _sentinel(url: str, command: dict, listening: dict, timeout: float, pool_siz
     sentinel_kwargs = dict(sentinel_auth, **_tls(query, "sentinel_"), socket_timeout=timeout,
                            socket_connect_timeout=timeout, decode_responses=True)
     sentinel = Sentinel(hosts, sentinel_kwargs=sentinel_kwargs, **node)
+    primary = _PrimarySSLConnection if node.get("ssl") else _PrimaryConnection
     client = sentinel.master_for(service, connection_pool_class=_BlockingSentinelPool,
-                                 max_connections=pool_size, timeout=timeout, **command)
-    return Connector("sentinel", client, lambda: sentinel.master_for(service, **listening), options)
+                                 connection_class=primary, max_connections=pool_size, timeout=timeout,
+                                 **command)
+    watched = dict(sentinel_kwargs, health_check_interval=30)
+    return Connector("sentinel", client,
+                     lambda: sentinel.master_for(service, connection_class=primary, **listening), options,
+                     _watcher=lambda on_switch: _SwitchWatcher(hosts, watched, service, on_switch))
 
 
 def _cluster(url: str, command: dict, listening: dict, timeout: float, pool_size: int) -> Connector:
