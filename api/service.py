@@ -403,14 +403,20 @@ class GameService:
         # replays its answer, another one is idempotency_mismatch, whatever else would fail now. It is
         # looked up only when the request fails a check; on success the commit itself checks the key.
         if expected != game.version:
-            replay = self._recorded(game_id, game, seat, idem_key, fingerprint)
+            replay, current = self._recorded(game_id, game, seat, idem_key, fingerprint)
             if replay is not None:
                 return replay
-            raise self._stale(game, seat)
+            if current != game.version:
+                # The store is not at the version just read: read on another node (a Sentinel failover
+                # between the two). Decide on a fresh read, or this could refuse a move the store takes.
+                game = self._catch_up(game_id, self._load(game_id))
+                seat = self._seat(game, token, required=True)
+            if expected != game.version:
+                raise self._stale(game, seat)
         try:
             new_state, events = self._apply(game, seat, body["action"])
         except ApiError:
-            replay = self._recorded(game_id, game, seat, idem_key, fingerprint)
+            replay, _ = self._recorded(game_id, game, seat, idem_key, fingerprint)
             if replay is not None:
                 return replay
             raise
@@ -447,22 +453,23 @@ class GameService:
             raise ApiError("invalid_action", str(err)) from None
 
     def _recorded(self, game_id: str, game: Loaded, seat: int, idem_key: str | None,
-                  fingerprint: str) -> Outcome | None:
-        """Return the replayed outcome when `idem_key` was recorded for this game with this request
-        (`fingerprint`); raise idempotency_mismatch when it was recorded with another; None when it was
-        not (or no key was given).
+                  fingerprint: str) -> tuple[Outcome | None, int]:
+        """Return (the replayed outcome, its version) when `idem_key` was recorded for this game with
+        this request (`fingerprint`); raise idempotency_mismatch when it was recorded with another;
+        (None, the store's version of the game) when it was not; (None, `game`'s version) when no key
+        was given.
 
         Asks the store with a commit expecting version 0, which no game ever has: it finds the key or
         answers conflict, and can write nothing. So a failed answer cannot be an outcome_unknown either."""
         if not idem_key:
-            return None
+            return None, game.version
         try:
             ttl = self._ttl(game.doc, game.doc["position"]["phase"])
             res = self.store.commit(game_id, 0, game.raw, ttl=ttl, idem_key=idem_key, fingerprint=fingerprint)
         except OutcomeUnknown as err:
             raise StoreUnavailable(str(err)) from None
         self._check_idempotency(res.status)
-        return Outcome(game_id, seat, res.version, True) if res.status == "duplicate" else None
+        return (Outcome(game_id, seat, res.version, True) if res.status == "duplicate" else None), res.version
 
     def _change(self, game_id: str, before: Loaded, doc: dict, seat: int, kind: str,
                 **fields) -> tuple[CommitResult, Commit]:
