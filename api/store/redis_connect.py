@@ -184,8 +184,9 @@ class Connector:
     listener: Callable[[], redis.Redis] | None = None
     options: dict[str, str] = field(default_factory=dict)  # wait_replicas, wait_timeout from the URL
     _node_kwargs: dict[str, Any] = field(default_factory=dict)
-    # Sentinel: makes the watcher of `follow` from its callback.
+    # Sentinel: makes the watcher of `follow` from its callback; the clients of the Sentinels.
     _watcher: Callable[[Callable[[], None]], _SwitchWatcher] | None = None
+    _sentinel: Sentinel | None = None
     _following: list[_SwitchWatcher] = field(default_factory=list)
 
     @property
@@ -232,9 +233,13 @@ class Connector:
             watcher.start()
 
     def close(self) -> None:
-        """Stop the Sentinel watcher (the store closes the clients)."""
+        """Stop the Sentinel watcher and close the connections to the Sentinels (the store closes the
+        rest): left to the garbage collector, they are closed whenever it gets to them."""
         while self._following:
             self._following.pop().stop()
+        if self._sentinel is not None:
+            for client in self._sentinel.sentinels:
+                client.close()
 
 
 def connect(url: str, *, timeout: float, pool_size: int) -> Connector:
@@ -335,7 +340,8 @@ def _sentinel(url: str, command: dict, listening: dict, timeout: float, pool_siz
     watched = dict(sentinel_kwargs, health_check_interval=30)
     return Connector("sentinel", client,
                      lambda: sentinel.master_for(service, connection_class=primary, **listening), options,
-                     _watcher=lambda on_switch: _SwitchWatcher(hosts, watched, service, on_switch))
+                     _watcher=lambda on_switch: _SwitchWatcher(hosts, watched, service, on_switch),
+                     _sentinel=sentinel)
 
 
 def _cluster(url: str, command: dict, listening: dict, timeout: float, pool_size: int) -> Connector:
