@@ -117,10 +117,6 @@ class Reader(threading.Thread):
         self.live.close()
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "known bug, issue 20 still open: in 1 of 4 full runs a move resent with the same Idempotency-Key "
-    "after the failover got 409 stale_version (the game one version past the move's) instead of the "
-    "replayed answer; not yet understood"))
 def test_a_killed_primary_loses_no_acknowledged_move_and_every_socket_converges(
         server: Gunicorn, sentinels: SentinelSet) -> None:
     http = HttpApi(server.url, timeout=15)
@@ -154,9 +150,12 @@ def test_a_killed_primary_loses_no_acknowledged_move_and_every_socket_converges(
             assert not player.is_alive(), "a player never finished"
             assert player.error is None, repr(player.error)
         recovered = min(player.first_after for player in players)
+        # Sometimes more than once: on a busy machine the Sentinels may judge the fresh primary down
+        # too and go back to the old one (a primary of nothing for a while), which the store must follow.
+        switches = (sentinels.dir / "sentinel-0.log").read_text().count("+switch-master")
         print(f"\nfailover: the Sentinels named the replica primary {promoted - killed:.2f} s after the "
               f"SIGKILL; the first move was acknowledged again after {recovered - killed:.2f} s; "
-              f"{sum(p.retries for p in players)} requests retried")
+              f"{sum(p.retries for p in players)} requests retried; {switches} switch(es) of primary")
 
         store = RedisStore(sentinels.url)
         try:
