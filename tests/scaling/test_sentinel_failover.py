@@ -5,7 +5,11 @@ the store follows it, and the old primary comes back (as an operator would start
 replica. No acknowledged move is lost or applied twice (the acknowledged versions of each game run on
 from the join without a gap or a repeat and end at the game's version), and every socket, kept by a
 reader that reconnects on `resync` or a dropped connection, converges on the final version. Prints the
-recovery time."""
+recovery time.
+
+The second case then stalls the new primary until the Sentinels go back to the old host: the stalled
+one comes back as a primary of nothing for some seconds (a split brain), which the workers must leave
+at once; what is written there is never acknowledged (it has no replica to confirm it)."""
 
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from api.cli.netclient import ApiError, HttpApi, LiveSocket
 from api.store.redis import RedisStore
 from tests.live.play import duo_game
 from tests.live.servers import Gunicorn
-from tests.redis_server import SentinelSet
+from tests.redis_server import RedisServer, SentinelSet, replica_online
 
 pytestmark = [pytest.mark.live, pytest.mark.redis]
 
@@ -38,19 +42,41 @@ def server(sentinels: SentinelSet) -> Iterator[Gunicorn]:
         yield running
 
 
+def _freeze_until_replaced(sentinels: SentinelSet, new: RedisServer, failed_at: list[float]) -> None:
+    """Once the old host has the new primary's data and moves were acknowledged there, stall the new
+    primary (SIGSTOP: a stalled host, a long fsync) until the Sentinels go back to the old host, then
+    let it run again: it answers as a primary of nothing until the Sentinels make it a replica, some
+    10 s later, and every worker must leave it at once."""
+    deadline = time.monotonic() + 30
+    while not replica_online(new.port):
+        assert time.monotonic() < deadline, "the old host did not become the new primary's replica"
+        time.sleep(0.05)
+    time.sleep(1.0)  # moves acknowledged on the new primary
+    os.kill(new.pid, signal.SIGSTOP)
+    failed_at.append(time.monotonic())
+    try:
+        while sentinels.primary_port() == new.port:
+            assert time.monotonic() < deadline + 30, "the Sentinels did not replace the stalled primary"
+            time.sleep(0.05)
+    finally:
+        os.kill(new.pid, signal.SIGCONT)
+
+
 class Player(threading.Thread):
     """Plays both seats of one game over HTTP. An answer that does not come (503 outcome_unknown or
     store_unavailable, a dropped connection) is asked again with the same Idempotency-Key and body
     until one comes: that answer says what the move did. `acked` lists the versions acknowledged."""
 
-    def __init__(self, http: HttpApi, game_id: str, tokens: dict[int, str], failed_at: list[float]):
+    def __init__(self, http: HttpApi, game_id: str, tokens: dict[int, str], failed_at: list[float],
+                 faults: int):
         super().__init__(daemon=True)
         self.http, self.game_id, self.tokens = http, game_id, tokens
-        self.failed_at = failed_at  # [time of the SIGKILL] once it happened
+        self.failed_at = failed_at  # the time of each fault, once it happened
+        self.faults = faults  # play on until this many happened
         self.acked: list[int] = []
         self.first_after: float | None = None  # when the first move asked after the kill was acknowledged
         self.retries = 0
-        self.after = 0  # moves acknowledged since the kill
+        self.after = 0  # moves acknowledged since the last fault
         self.stop = threading.Event()
         self.error: BaseException | None = None
 
@@ -68,9 +94,9 @@ class Player(threading.Thread):
                 answer = self._retrying(lambda s=seat, a=action, v=state["version"], k=key:
                                         self.http.act(self.game_id, self.tokens[s], a, v, key=k))
                 self.acked.append(answer["version"])
-                if self.failed_at and asked > self.failed_at[0]:
-                    if self.first_after is None:
-                        self.first_after = time.monotonic()
+                if self.failed_at and asked > self.failed_at[0] and self.first_after is None:
+                    self.first_after = time.monotonic()
+                if len(self.failed_at) == self.faults and asked > self.failed_at[-1]:
                     self.after += 1
                     if self.after >= MOVES_AFTER:
                         return
@@ -117,14 +143,15 @@ class Reader(threading.Thread):
         self.live.close()
 
 
+@pytest.mark.parametrize("freeze", [False, True], ids=["killed", "killed-then-new-primary-frozen"])
 def test_a_killed_primary_loses_no_acknowledged_move_and_every_socket_converges(
-        server: Gunicorn, sentinels: SentinelSet) -> None:
+        server: Gunicorn, sentinels: SentinelSet, freeze: bool) -> None:
     http = HttpApi(server.url, timeout=15)
     games = [duo_game(http) for _ in range(GAMES)]
     started = {game_id: http.get(game_id)["version"] for game_id, _ in games}  # after the join
     readers = [Reader(server.url, game_id, tokens[seat]) for game_id, tokens in games for seat in (0, 1)]
     failed_at: list[float] = []
-    players = [Player(http, game_id, tokens, failed_at) for game_id, tokens in games]
+    players = [Player(http, game_id, tokens, failed_at, 2 if freeze else 1) for game_id, tokens in games]
     for thread in readers + players:
         thread.start()
     try:
@@ -145,6 +172,8 @@ def test_a_killed_primary_loses_no_acknowledged_move_and_every_socket_converges(
         # Sentinels would turn it into a replica too, but only some 10 s later.
         old.args = ["--repl-diskless-sync-delay", "0", "--replicaof", "127.0.0.1", str(primary)]
         old.start()
+        if freeze:
+            _freeze_until_replaced(sentinels, sentinels.replica, failed_at)
         for player in players:
             player.join(timeout=120)
             assert not player.is_alive(), "a player never finished"
