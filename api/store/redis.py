@@ -439,8 +439,8 @@ class RedisStore(GameStore):
             if error is not None:
                 raise error
             if wait and wrote(reply) and int(acked) < self.wait_replicas:
-                # Few replicas, or none: this may be a primary the Sentinels have replaced. If so, ask
-                # again (the same key) reaches the new one.
+                # Few replicas, or none: this may be a primary the Sentinels have replaced. If so, leave
+                # it now, so that the caller's retry (the same key) reaches the new one.
                 with contextlib.suppress(redis.RedisError):
                     if self._conn.primary_moved():
                         self._on_switch()
