@@ -116,7 +116,7 @@ class RedisServer:
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        _terminate(proc)
+        terminate(proc)
 
     def kill(self) -> None:
         """Stop the server abruptly (SIGKILL): only what was fsync'd to the AOF survives."""
@@ -163,12 +163,12 @@ def replica_online(primary_port: int) -> bool:
     return any(replica.get("state") == "online" for replica in replicas)
 
 
-def _terminate(proc: subprocess.Popen) -> None:
-    """SIGTERM `proc` (a server flushes its AOF), SIGKILL after 10 s; wait for it to exit."""
+def terminate(proc: subprocess.Popen, grace: float = 10) -> None:
+    """SIGTERM `proc` (a server flushes its AOF), SIGKILL after `grace` seconds; wait for it to exit."""
     if proc.poll() is None:
         proc.terminate()
         try:
-            proc.wait(timeout=10)
+            proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
@@ -330,9 +330,18 @@ class SentinelSet(_Launched):
         with redis.Redis(port=self.sentinel_ports[0], decode_responses=True) as client:
             return int(client.sentinel_get_master_addr_by_name(self.service)[1])
 
+    def replaced(self, old_port: int, timeout: float = 30.0) -> int:
+        """Wait until the Sentinels name a primary other than the one on `old_port`; return its port."""
+        deadline = time.monotonic() + timeout
+        while (port := self.primary_port()) == old_port:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Sentinels did not replace {old_port}:\n{self.log_tail()}")
+            time.sleep(0.05)
+        return port
+
     def remove(self) -> None:
         for proc in self._procs:
-            _terminate(proc)
+            terminate(proc)
         self._procs.clear()
         for server in (self.primary, self.replica):
             # The data goes anyway: SIGTERM may be refused while a replica writes its first AOF after a

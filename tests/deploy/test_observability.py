@@ -19,7 +19,7 @@ import pytest
 from api.cli.netclient import HttpApi, LiveSocket
 from tests.live.play import duo_game
 from tests.live.servers import ROOT, free_port
-from tests.redis_server import RedisServer, require_redis_server
+from tests.redis_server import RedisServer, require_redis_server, terminate
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(120)]
 
@@ -56,13 +56,8 @@ class Deployed:
 
     def __exit__(self, *exc) -> None:
         proc, self.proc = self.proc, None
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        if proc is not None:
+            terminate(proc, grace=15)
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace")

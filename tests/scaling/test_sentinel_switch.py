@@ -25,15 +25,6 @@ from tests.redis_server import SentinelSet
 pytestmark = pytest.mark.redis
 
 
-def _replaced(sentinels: SentinelSet, old_port: int) -> int:
-    """Wait until the Sentinels name another primary; return its port."""
-    deadline = time.monotonic() + 30
-    while (port := sentinels.primary_port()) == old_port:
-        assert time.monotonic() < deadline, sentinels.log_tail()
-        time.sleep(0.05)
-    return port
-
-
 def test_a_store_leaves_a_replaced_primary_that_answers_again(sentinels: SentinelSet) -> None:
     store = RedisStore(sentinels.url)
     resets = threading.Event()
@@ -45,7 +36,7 @@ def test_a_store_leaves_a_replaced_primary_that_answers_again(sentinels: Sentine
         old = sentinels.primary
         os.kill(old.pid, signal.SIGSTOP)
         try:
-            new_port = _replaced(sentinels, old.port)
+            new_port = sentinels.replaced(old.port)
         finally:
             os.kill(old.pid, signal.SIGCONT)
         with redis.Redis(port=old.port, decode_responses=True) as client:
