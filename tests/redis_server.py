@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.live.servers import free_port, free_ports
+
 # How long start() waits for the server to answer PING (seconds).
 START_TIMEOUT = 10.0
 
@@ -41,12 +43,6 @@ def require_redis_server(*, cli: bool = False) -> None:
         pytest.skip(message)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _ping(port: int) -> bool:
     """Return True when a Redis on `port` answers PING with PONG (raw RESP, no client library)."""
     try:
@@ -67,7 +63,7 @@ class RedisServer:
         self.binary = found
         self.args = list(args or [])  # more options (cluster mode, replicaof)
         self.dir = Path(tempfile.mkdtemp(prefix="alcabohne-redis-"))
-        self.port = _free_port()
+        self.port = free_port()
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -219,7 +215,7 @@ class RedisClusterServers(_Launched):
         # that one may be taken): a free port of its own instead.
         return RedisServer(args=["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                                  "--cluster-node-timeout", "2000", "--repl-diskless-sync-delay", "0",
-                                 "--cluster-port", str(_free_port())])
+                                 "--cluster-port", str(free_port())])
 
     def add_replica(self, master: RedisServer) -> RedisServer:
         """Start a node and make it a replica of `master` (redis-cli --cluster add-node --cluster-slave);
@@ -292,7 +288,7 @@ class SentinelSet(_Launched):
         self.replica = RedisServer(args=["--repl-diskless-sync-delay", "0",
                                          "--replicaof", "127.0.0.1", str(self.primary.port)])
         self.down_after_ms = down_after_ms
-        self.sentinel_ports = [_free_port() for _ in range(3)]
+        self.sentinel_ports = free_ports(3)
         self.dir = Path(tempfile.mkdtemp(prefix="alcabohne-sentinel-"))
         self._procs: list[subprocess.Popen[bytes]] = []
 

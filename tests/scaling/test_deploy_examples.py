@@ -12,7 +12,8 @@ import redis
 import yaml
 
 from api.store.redis_connect import connect
-from tests.redis_server import RedisServer, _free_port, _wait_for, require_redis_server
+from tests.live.servers import free_port
+from tests.redis_server import RedisServer, _wait_for, require_redis_server
 
 SCALING = Path(__file__).resolve().parents[2] / "deploy" / "scaling"
 
@@ -38,7 +39,7 @@ def test_a_sentinel_runs_on_the_shipped_configuration(tmp_path: Path) -> None:
         assert "sentinel monitor alcabohne redis-primary 6379 2" in text
         conf = tmp_path / "sentinel.conf"
         conf.write_text(text.replace("redis-primary 6379", f"127.0.0.1 {primary.port}"))
-        port = _free_port()
+        port = free_port()
         proc = subprocess.Popen([primary.binary, str(conf), "--sentinel", "--port", str(port),
                                  "--bind", "127.0.0.1"], cwd=tmp_path, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.STDOUT)
