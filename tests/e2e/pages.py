@@ -20,7 +20,9 @@ PICK = """() => {
   // A harvest that pays nothing waits for its yes (the only tap that harvests for nothing).
   if (document.querySelector('[data-confirm=yes]')) return '[data-confirm=yes]';
   const t = document.querySelector('.table');
-  if (!t) return document.querySelector('[data-curtain]') ? '[data-curtain]' : null;
+  // Pass-and-play: the curtain means the turn went to the other seat (maybe by a move the client made
+  // itself because it was the only one); passing the phone is the caller's business.
+  if (!t) return document.querySelector('[data-curtain]') ? 'WAIT' : null;
   if (t.dataset.phase === 'over') return 'OVER';
   if (t.dataset.busy === '1') return 'BUSY';
   const first = (s) => { const el = document.querySelector(s); return el ? el : null; };
@@ -47,6 +49,15 @@ SETTLED = """(old) => {
 }"""
 
 
+# Steps playing, a move in flight or the client's own sole move: wait until the table takes taps again,
+# or the curtain came up because that move ended the turn.
+IDLE = """() => {
+  if (document.querySelector('[data-follow-log="sync"]')) return false;
+  const t = document.querySelector('.table');
+  return t ? t.dataset.busy === '0' : Boolean(document.querySelector('[data-curtain]'));
+}"""
+
+
 SETTLED_OR_ASKED = """(old) => Boolean(document.querySelector('[data-confirm=yes]'))
   || (""" + SETTLED + """)(old)"""
 
@@ -61,8 +72,7 @@ def step(page) -> str:
     if choice in ("OVER", "WAIT", None):
         return choice
     if choice == "BUSY":
-        page.wait_for_selector('.table[data-busy="0"]')
-        page.wait_for_selector('[data-follow-log="sync"]', state="detached")
+        page.wait_for_function(IDLE)
         return choice
     old = page.get_attribute(".table", "data-version")
     page.click(choice)
@@ -83,7 +93,8 @@ def play_turn(page, limit: int = 60) -> list[str]:
     """Play until it is no longer this page's turn (or the game is over); return the taps."""
     taps = []
     for _ in range(limit):
-        phase = page.get_attribute(".table", "data-phase") if page.locator(".table").count() else None
+        # One look: the table may give way to the pass-and-play curtain at any moment.
+        phase = page.evaluate("() => { const t = document.querySelector('.table'); return t && t.dataset.phase; }")
         done = step(page)
         if done in ("OVER", "WAIT", None):
             return taps

@@ -46,12 +46,12 @@ AWAY_LINES = """() => { const el = document.querySelector('[data-follow="away"]'
   return Math.round(10 * Math.max(0, bottom - top) / line) / 10; }"""
 
 
-def pin_seed(monkeypatch):
-    """Every game created from now on is dealt from SEED (join codes and tokens stay random)."""
+def pin_seed(monkeypatch, seed: int = SEED):
+    """Every game created from now on is dealt from `seed` (join codes and tokens stay random)."""
     real = secrets.randbelow
 
     def fixed(n):
-        return SEED if n == 2**53 else real(n)
+        return seed if n == 2**53 else real(n)
 
     monkeypatch.setattr(secrets, "randbelow", fixed)
 

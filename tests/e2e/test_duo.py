@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
+import engine
 from tests.e2e.pages import axe_check, close_away, play_turn, shot, version
+from tests.e2e.tapgame import pin_seed
 
 LIVE_TIMEOUT = 8000  # a move must show on the other phone within this (socket, or polling every 3 s)
 
@@ -124,12 +126,31 @@ def test_join_link_opens_the_table(phone):
     assert "#/g/" in b.url  # the code left the address bar (no re-join on reload)
 
 
-def test_pass_and_play_on_one_phone(phone):
+# In the page: remember every screen the game area shows ("table", "curtain" or "other"), in order.
+SCREENS = """() => {
+  window.screensSeen = [];
+  const look = () => {
+    const now = document.querySelector('.table') ? 'table'
+      : document.querySelector('[data-curtain]') ? 'curtain' : 'other';
+    if (window.screensSeen[window.screensSeen.length - 1] !== now) window.screensSeen.push(now);
+  };
+  new MutationObserver(look).observe(document.body, {childList: true, subtree: true});
+}"""
+
+
+def test_pass_and_play_on_one_phone(phone, monkeypatch):
+    # A deal where the second seat starts: the phone must be handed over before anyone sees a table.
+    seed = next(s for s in range(1, 100) if engine.new_game("duo", s).active == 1)
+    pin_seed(monkeypatch, seed)
     page = phone("hotseat")
     page.goto("/")
     page.click("[data-new=duo]")
     page.wait_for_selector("img.qr")
+    page.evaluate(SCREENS)
     page.click("text=Play both seats on this phone")
+    page.wait_for_selector("[data-curtain]")
+    # Taking the second seat once showed the first seat's table for a moment, then the curtain.
+    assert page.evaluate("() => window.screensSeen") == ["other", "curtain"]
     for _ in range(3):
         page.wait_for_selector(".table, [data-curtain]")
         if page.locator("[data-curtain]").count():

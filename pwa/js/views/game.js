@@ -38,10 +38,14 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
   const [hidden, setHidden] = useState(Boolean(store.prefs().hideHand));
   const [showWatch, setShowWatch] = useState(false);
   const [streak, setStreak] = useState(null);
+  // Pass-and-play: the second seat is being taken. Until the new session reads the game, this one's
+  // socket would show the first seat's table (the guest has joined) just before the curtain.
+  const [joining, setJoining] = useState(false);
   const wasMyTurn = useRef(null);
 
   useEffect(() => {
     setS(session.s);
+    setJoining(false);
     const off = session.subscribe(setS);
     session.start();
     return () => {
@@ -84,11 +88,13 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     session.act(a);
   };
   const hotseat = async () => {
+    setJoining(true);
     try {
       const r = await api.join(s.joinCode);
       store.addToken(id, r.seat, r.token, { hotseat: true });
       setGen(gen + 1);
     } catch (err) {
+      setJoining(false);
       session.fail(err);
     }
   };
@@ -103,12 +109,12 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
   };
 
   // Who this phone plays, in the top bar (not on the table screen, nor behind the pass-and-play curtain).
-  const me = !watch && view && s.seat !== null && s.curtain === null ? seatName(s.seat, s.seats) : null;
+  const me = !watch && view && !joining && s.seat !== null && s.curtain === null ? seatName(s.seat, s.seats) : null;
   let body;
   if (s.error) {
     body = html`<p class="notice" role="alert">${t(`err.${s.error}`)}</p>
       <button type="button" onClick=${done}>${t('table.home')}</button>`;
-  } else if (!view) {
+  } else if (!view || joining) {
     body = html`<p>${t('loading')}</p>`;
   } else if (!watch && s.seats.some((x) => !x.taken)) {
     body = html`<${Lobby} id=${id} s=${s} token=${session.token} onHotseat=${hotseat} onHome=${onHome} />`;
@@ -135,9 +141,9 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     <main id="main">
       ${watch ? html`<h1 class="sr-only">${t('watch.title')}</h1>` : html`<h1 class="sr-only">${t('app.title')}</h1>`}
       ${showWatch ? html`<${WatchDialog} id=${id} onClose=${() => setShowWatch(false)} />` : null}
-      ${view && !s.error && s.curtain === null ? html`<${Follow} s=${s} session=${session} watch=${watch} />` : null}
+      ${view && !joining && !s.error && s.curtain === null ? html`<${Follow} s=${s} session=${session} watch=${watch} />` : null}
       ${body}
-      ${!watch && view && !s.error && s.curtain === null ? html`<${Coach} id=${id} s=${s} />` : null}
+      ${!watch && view && !joining && !s.error && s.curtain === null ? html`<${Coach} id=${id} s=${s} />` : null}
     </main>
   </div>`;
 }
