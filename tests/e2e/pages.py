@@ -62,6 +62,9 @@ SETTLED_OR_ASKED = """(old) => Boolean(document.querySelector('[data-confirm=yes
   || (""" + SETTLED + """)(old)"""
 
 
+PHASE = "() => { const t = document.querySelector('.table'); return t && t.dataset.phase; }"
+
+
 def version(page) -> int:
     return int(page.get_attribute(".table", "data-version"))
 
@@ -94,7 +97,7 @@ def play_turn(page, limit: int = 60) -> list[str]:
     taps = []
     for _ in range(limit):
         # One look: the table may give way to the pass-and-play curtain at any moment.
-        phase = page.evaluate("() => { const t = document.querySelector('.table'); return t && t.dataset.phase; }")
+        phase = page.evaluate(PHASE)
         done = step(page)
         if done in ("OVER", "WAIT", None):
             return taps
