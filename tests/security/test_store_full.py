@@ -22,7 +22,10 @@ PROBLEM = "application/problem+json"
 def fill(client: redis.Redis) -> int:
     """Let Redis hold about 1 MB more than now, then write filler until it refuses even a few bytes
     (a refused big value was counted with its request buffer: smaller ones may still fit); return the
-    number of keys written."""
+    number of keys written.
+
+    Full stays full: the limit ends below what is used. Within half a second of the last refusal Redis
+    shrinks the idle filler connection's query buffer (tens of KB), which would make room again."""
     used = int(client.info("memory")["used_memory"])
     client.config_set("maxmemory", used + 1024 * 1024)
     n = 0
@@ -34,6 +37,8 @@ def fill(client: redis.Redis) -> int:
         except redis.exceptions.OutOfMemoryError:
             continue
         raise AssertionError("Redis never refused a write")
+    used = int(client.info("memory")["used_memory"])
+    client.config_set("maxmemory", used - 256 * 1024)
     return n
 
 
