@@ -149,7 +149,7 @@ def test_pass_and_play_on_one_phone(phone, monkeypatch):
     page.evaluate(SCREENS)
     page.click("text=Play both seats on this phone")
     page.wait_for_selector("[data-curtain]")
-    # Taking the second seat once showed the first seat's table for a moment, then the curtain.
+    # No table on the way: the first seat's session hears the guest join before it hands over.
     assert page.evaluate("() => window.screensSeen") == ["other", "curtain"]
     for _ in range(3):
         page.wait_for_selector(".table, [data-curtain]")
