@@ -29,6 +29,25 @@ class QuietHandler(WSGIRequestHandler):
         pass
 
 
+def whole_files(app):
+    """The app, handing out static files read at once and closed.
+
+    When the browser drops a connection (a page that navigates on), werkzeug's server may fail while it
+    drains the request in a `finally` and skip the response's close(); a file being sent is then left to
+    the garbage collector, and its ResourceWarning fails whichever test it lands in. gunicorn always
+    closes, so this concerns the test server only. The PWA's files are small."""
+
+    def read_whole(file, _buffer_size=8192):
+        with file:
+            return [file.read()]
+
+    def serve(environ, start_response):
+        environ["wsgi.file_wrapper"] = read_whole
+        return app(environ, start_response)
+
+    return serve
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
@@ -42,7 +61,7 @@ def server(tmp_path_factory):
     store = open_store(f"sqlite:///{db}")
     # A generous join limit: every test joins from the same address.
     app = create_app({"STORE": store, "JOIN_LIMIT": 1000, "WS_PING_INTERVAL": 5.0})
-    srv = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
+    srv = make_server("127.0.0.1", 0, whole_files(app), threaded=True, request_handler=QuietHandler)
     thread = threading.Thread(target=srv.serve_forever, name="e2e-werkzeug", daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{srv.server_port}"
