@@ -61,7 +61,8 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     return () => document.removeEventListener('visibilitychange', onVis);
   }, []);
 
-  const view = s.view;
+  // While the second seat is taken, nothing of this session's view shows (see `joining`).
+  const view = joining ? null : s.view;
   const myTurn = Boolean(view && view.legal_actions.length && !s.busy && s.curtain === null);
   useEffect(() => {
     if (myTurn && wasMyTurn.current === false && view.mode === 'duo' && !session.hotseat) {
@@ -109,12 +110,12 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
   };
 
   // Who this phone plays, in the top bar (not on the table screen, nor behind the pass-and-play curtain).
-  const me = !watch && view && !joining && s.seat !== null && s.curtain === null ? seatName(s.seat, s.seats) : null;
+  const me = !watch && view && s.seat !== null && s.curtain === null ? seatName(s.seat, s.seats) : null;
   let body;
   if (s.error) {
     body = html`<p class="notice" role="alert">${t(`err.${s.error}`)}</p>
       <button type="button" onClick=${done}>${t('table.home')}</button>`;
-  } else if (!view || joining) {
+  } else if (!view) {
     body = html`<p>${t('loading')}</p>`;
   } else if (!watch && s.seats.some((x) => !x.taken)) {
     body = html`<${Lobby} id=${id} s=${s} token=${session.token} onHotseat=${hotseat} onHome=${onHome} />`;
@@ -141,9 +142,9 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     <main id="main">
       ${watch ? html`<h1 class="sr-only">${t('watch.title')}</h1>` : html`<h1 class="sr-only">${t('app.title')}</h1>`}
       ${showWatch ? html`<${WatchDialog} id=${id} onClose=${() => setShowWatch(false)} />` : null}
-      ${view && !joining && !s.error && s.curtain === null ? html`<${Follow} s=${s} session=${session} watch=${watch} />` : null}
+      ${view && !s.error && s.curtain === null ? html`<${Follow} s=${s} session=${session} watch=${watch} />` : null}
       ${body}
-      ${!watch && view && !joining && !s.error && s.curtain === null ? html`<${Coach} id=${id} s=${s} />` : null}
+      ${!watch && view && !s.error && s.curtain === null ? html`<${Coach} id=${id} s=${s} />` : null}
     </main>
   </div>`;
 }
