@@ -38,10 +38,10 @@ def create_app(config: dict | None = None) -> Flask:
     bodysize.init_app(app)  # every body past MAX_CONTENT_LENGTH is 413, chunked or not
 
     if app.config["PROXY_COUNT"]:
-        from werkzeug.middleware.proxy_fix import ProxyFix
+        from api.proxies import TrustedProxyFix
 
-        n = app.config["PROXY_COUNT"]
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)
+        # X-Forwarded-* only from the proxies named (api.proxies): anyone else could name any address.
+        app.wsgi_app = TrustedProxyFix(app.wsgi_app, app.config["PROXY_COUNT"], app.config["TRUSTED_PROXIES"])
 
     store = app.config["STORE"]
     if store is None:

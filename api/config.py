@@ -64,6 +64,9 @@ class Config:
     JOIN_WINDOW = 60
     # Number of reverse proxies in front whose X-Forwarded-For may be trusted (0: use the peer address).
     PROXY_COUNT = 0
+    # The peers allowed to set X-Forwarded-* (addresses or networks, api.proxies); from any other peer the
+    # headers are ignored and the peer is the client. Default: nginx on this host (deploy/).
+    TRUSTED_PROXIES = ["127.0.0.1", "::1"]
 
     # Bots (POST /games {"bot": ...}): the mc bot's playouts per decision on the server. The bot moves
     # inside the human's request, so its budget is latency. On a 2-core machine at load 7-8 the
@@ -109,6 +112,10 @@ class Config:
     JSON_SORT_KEYS = False
 
 
+def _list(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
 def _flag(value: str) -> bool:
     return value.strip().lower() in ("1", "true", "yes")
 
@@ -119,6 +126,7 @@ ENV_KEYS = {
     "ALCABOHNE_DATA_DIR": ("DATA_DIR", str),
     "ALCABOHNE_PUBLIC_URL": ("PUBLIC_URL", str),
     "ALCABOHNE_PROXY_COUNT": ("PROXY_COUNT", int),
+    "ALCABOHNE_TRUSTED_PROXIES": ("TRUSTED_PROXIES", _list),
     "REDIS_URL": ("STORE_URL", str),
     "ALCABOHNE_REDIS_WAIT_REPLICAS": ("REDIS_WAIT_REPLICAS", int),
     "ALCABOHNE_REDIS_WAIT_TIMEOUT": ("REDIS_WAIT_TIMEOUT", float),

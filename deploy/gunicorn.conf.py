@@ -61,7 +61,8 @@ preload_app = False
 # The control socket ($HOME/.gunicorn/gunicorn.ctl) would be shared by parallel servers: off.
 control_socket_disable = True
 
-# nginx on the same host sets X-Forwarded-*; set ALCABOHNE_PROXY_COUNT=1 for the app to trust it.
+# nginx on the same host sets X-Forwarded-*; set ALCABOHNE_PROXY_COUNT=1 for the app to trust it. The app
+# believes those headers only from ALCABOHNE_TRUSTED_PROXIES (default 127.0.0.1 and ::1; api/proxies.py).
 # (compose.yaml: nginx is another container, so FORWARDED_ALLOW_IPS names its network.)
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = "-"
