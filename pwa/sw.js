@@ -12,7 +12,7 @@ const SHELL = [
   '/manifest.webmanifest',
   '/css/app.css',
   '/js/app.js', '/js/client.js', '/js/cues.js', '/js/html.js', '/js/i18n.js', '/js/narrate.js',
-  '/js/session.js', '/js/store.js', '/js/targets.js',
+  '/js/session.js', '/js/sync.js', '/js/present.js', '/js/store.js', '/js/targets.js',
   '/js/replay.js', '/js/history.js', '/js/fly.js', '/js/views/follow.js',
   '/js/views/banner.js', '/js/views/bits.js', '/js/views/curtain.js', '/js/views/end.js',
   '/js/views/game.js', '/js/views/home.js', '/js/views/lobby.js', '/js/views/steps.js',

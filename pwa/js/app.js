@@ -1,5 +1,6 @@
 // Composition root: language, routing (#/ home, #/g/<id> a game, #join=<code>, #watch=<id>), the
-// service worker, and the install prompt. Screens only render; the session talks to the server.
+// service worker, and the install prompt. The app makes the one API client (each game's session opens
+// the one live connection with it); screens only render and call back.
 
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -10,7 +11,7 @@ import * as store from './store.js';
 import { myName } from './names.js';
 import { Home } from './views/home.js';
 import { Game } from './views/game.js';
-import { RulesRoute } from './learn.js';
+import { RulesRoute, startTutorial } from './learn.js';
 
 const api = new Client();
 
@@ -143,10 +144,12 @@ function App() {
   const langSwitch = html`<button type="button" class="link lang" lang=${other} aria-label=${t('lang.switch.label')}
     onClick=${async () => { await setLang(other, true); setLangTick((n) => n + 1); }}>${t('lang.switch')}</button>`;
 
-  if (route.name === 'rules') return html`<${RulesRoute} section=${route.section} langSwitch=${langSwitch} />`;
+  if (route.name === 'rules') {
+    return html`<${RulesRoute} section=${route.section} langSwitch=${langSwitch} onTutorial=${() => startTutorial(api)} />`;
+  }
   if (route.name === 'game' || route.name === 'watch') {
     const id = route.id;
-    return html`<${Game} key=${`${route.name}:${id}`} id=${id} watch=${route.name === 'watch'} langSwitch=${langSwitch}
+    return html`<${Game} key=${`${route.name}:${id}`} api=${api} id=${id} watch=${route.name === 'watch'} langSwitch=${langSwitch}
       onHome=${() => go('#/')} onRematch=${playAgain} />`;
   }
   const ios = /iphone|ipad/i.test(navigator.userAgent) && !navigator.standalone;

@@ -5,7 +5,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { t } from './i18n.js';
-import { Client } from './client.js';
 import * as store from './store.js';
 import { myName } from './names.js';
 
@@ -52,9 +51,9 @@ export function rulesText(lang) {
 }
 
 /** Create the guided solo game on the fixed tutorial deal; this device remembers it as a tutorial. */
-export async function startTutorial() {
+export async function startTutorial(api) {
   const name = myName();
-  const r = await new Client().createGame({ mode: 'solo', tutorial: true, ...(name && { name }) });
+  const r = await api.createGame({ mode: 'solo', tutorial: true, ...(name && { name }) });
   store.addToken(r.game_id, r.seat, r.token, { mode: 'solo', tutorial: true, created: Date.now() });
   location.hash = `#/g/${r.game_id}`;
 }

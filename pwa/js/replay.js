@@ -140,6 +140,9 @@ export function step(v, e, rest = [], end = null) {
       }
       break;
     case 'phase':
+      // The end needs its result, which only the view the steps lead to has (game_over brings it):
+      // a board in phase "over" without a result is never made.
+      if (e.phase === 'over') break;
       n.phase = e.phase;
       if (e.seat !== undefined) n.active = e.seat;
       if (e.phase !== 'plant') n.planted = 0;
@@ -155,4 +158,14 @@ export function step(v, e, rest = [], end = null) {
       break;
   }
   return n;
+}
+
+// What the board draws of a view: a replay that does not end exactly here is not shown.
+const SHOWN = ['mode', 'phase', 'active', 'players', 'bosses', 'display', 'discard_top', 'discard_size',
+  'deck_size', 'treasury', 'set_aside', 'exhaustions', 'pass', 'result'];
+
+/** Does the board `v` (the end of a replay) show exactly what the server's view `want` says? */
+export function agrees(v, want) {
+  if (!v || !want) return false;
+  return SHOWN.every((k) => JSON.stringify(v[k] ?? null) === JSON.stringify(want[k] ?? null));
 }

@@ -86,7 +86,7 @@ function Scores({ view, s, hotseat }) {
 }
 
 export function End({ s, streak, onRematch, onHome, hotseat }) {
-  const view = s.view;
+  const view = s.truth; // the server's final view (with its result), whatever the board shows
   const r = view.result;
   const [open, setOpen] = useState(true);
   const [asked, setAsked] = useState(false);

@@ -6,7 +6,6 @@ import { html } from '../html.js';
 import { t } from '../i18n.js';
 import * as store from '../store.js';
 import * as cues from '../cues.js';
-import { Client } from '../client.js';
 import { GameSession } from '../session.js';
 import { validSelection } from '../targets.js';
 import { Conn } from './bits.js';
@@ -18,8 +17,6 @@ import { Coach } from './coach.js';
 import { Follow, HistoryButton } from './follow.js';
 import { seatName } from '../names.js';
 
-const api = new Client();
-
 function WatchDialog({ id, onClose }) {
   const link = `${location.origin}/#watch=${id}`;
   return html`<section class="watchbox" aria-label=${t('watch.show')}>
@@ -30,9 +27,9 @@ function WatchDialog({ id, onClose }) {
   </section>`;
 }
 
-export function Game({ id, watch, onHome, onRematch, langSwitch }) {
+export function Game({ api, id, watch, onHome, onRematch, langSwitch }) {
   const [gen, setGen] = useState(0);
-  const session = useMemo(() => new GameSession(id, { watch }), [id, watch, gen]);
+  const session = useMemo(() => new GameSession(api, id, { watch }), [api, id, watch, gen]);
   const [s, setS] = useState(session.s);
   const [sel, setSel] = useState(null);
   const [hidden, setHidden] = useState(Boolean(store.prefs().hideHand));
@@ -75,10 +72,11 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
     cues.keepAwake(false); // the screen may sleep again once no game is shown
   }, []);
 
-  const over = view && view.phase === 'over';
+  // The end comes from the server's latest view (with its result), never from a step shown before it.
+  const over = !joining && s.over;
   useEffect(() => {
-    if (over && view.mode === 'solo' && s.seat !== null) {
-      setStreak(store.recordSolo(id, view.result.winners.includes(0)));
+    if (over && s.truth.mode === 'solo' && s.seat !== null) {
+      setStreak(store.recordSolo(id, s.truth.result.winners.includes(0)));
     }
   }, [over]);
 
@@ -91,8 +89,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
   const hotseat = async () => {
     setJoining(true);
     try {
-      const r = await api.join(s.joinCode);
-      store.addToken(id, r.seat, r.token, { hotseat: true });
+      await session.takeSecondSeat();
       setGen(gen + 1);
     } catch (err) {
       setJoining(false);
@@ -106,7 +103,7 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
   const rematch = () => {
     // app.js forgets this game once the next one exists (PWA-SOCIAL: a duo rematch needs its tokens).
     const bot = s.seats.find((x) => x.bot);
-    onRematch(view.mode, session.hotseat, bot ? bot.bot : null, id);
+    onRematch(s.truth.mode, session.hotseat, bot ? bot.bot : null, id);
   };
 
   // Who this phone plays, in the top bar (not on the table screen, nor behind the pass-and-play curtain).
@@ -118,14 +115,15 @@ export function Game({ id, watch, onHome, onRematch, langSwitch }) {
   } else if (!view) {
     body = html`<p>${t('loading')}</p>`;
   } else if (!watch && s.seats.some((x) => !x.taken)) {
-    body = html`<${Lobby} id=${id} s=${s} token=${session.token} onHotseat=${hotseat} onHome=${onHome} />`;
+    body = html`<${Lobby} id=${id} s=${s} token=${session.token} joinQr=${() => api.joinQr(id, session.token)}
+      onHotseat=${hotseat} onHome=${onHome} />`;
   } else if (s.curtain !== null) {
     body = html`<${Curtain} seat=${s.curtain} onReveal=${() => { setSel(null); session.reveal(); }} />`;
   } else {
     body = html`${over ? html`<${End} s=${s} streak=${streak} onRematch=${rematch} onHome=${done} hotseat=${session.hotseat} />` : null}
       <${Table} id=${id} s=${s} sel=${liveSel} setSel=${setSel} hidden=${hidden} onAct=${onAct} watch=${watch}
         hotseat=${session.hotseat} onSkip=${() => session.finishHold()}
-        onHint=${watch ? null : () => api.hint(id, session.token)}
+        onHint=${watch ? null : () => session.hint()}
         toggleHidden=${() => { store.setPref('hideHand', !hidden); setHidden(!hidden); }} />`;
   }
   return html`<div class=${`game${watch ? ' watch' : ''}`}>

@@ -4,7 +4,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t } from '../i18n.js';
-import { Client } from '../client.js';
 import * as store from '../store.js';
 import { seatName } from '../names.js';
 
@@ -53,7 +52,7 @@ async function shareLink(link, code) {
   return (await copyText(link)) ? 'copied' : 'failed';
 }
 
-export function Lobby({ id, s, token, onHotseat, onHome }) {
+export function Lobby({ id, s, token, joinQr, onHotseat, onHome }) {
   const code = s.joinCode;
   const link = code ? `${location.origin}/#join=${code}` : '';
   const [qr, setQr] = useState(null);
@@ -74,7 +73,7 @@ export function Lobby({ id, s, token, onHotseat, onHome }) {
     if (!code) return undefined; // a rematch reserves the seat: no code, no picture
     let url = null;
     let live = true;
-    new Client().joinQr(id, token).then((blob) => {
+    joinQr().then((blob) => {
       const u = URL.createObjectURL(blob);
       url = u;
       if (live) setQr(u);
@@ -111,7 +110,7 @@ export function Lobby({ id, s, token, onHotseat, onHome }) {
       </div>
       <p class="hint"><span>${t('lobby.link')}: </span><a href=${link} data-join-link>${link}</a></p>` : null}
     <div class="row">
-      <button type="button" onClick=${onHotseat} disabled=${!code}>${t('lobby.hotseat')}</button>
+      <button type="button" data-lobby="hotseat" onClick=${onHotseat} disabled=${!code}>${t('lobby.hotseat')}</button>
       <button type="button" class="link" onClick=${onHome}>${t('lobby.cancel')}</button>
     </div>
   </section>`;

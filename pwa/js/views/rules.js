@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t, bean, boss as bossName, currentLang } from '../i18n.js';
 import { BEANS, BEANOMETER, COUNTS, THRESHOLD, BOSS_ORDER } from '../beans.js';
-import { rulesText, rulesHref, backHref, startTutorial } from '../learn.js';
+import { rulesText, rulesHref, backHref } from '../learn.js';
 import { Sketch } from './sketch.js';
 import { Art } from './art.js';
 
@@ -68,14 +68,14 @@ function Block({ b, R }) {
   return null;
 }
 
-function LearnBox({ R }) {
+function LearnBox({ R, onTutorial }) {
   const [busy, setBusy] = useState(false);
   const [failed, setFailed] = useState(false);
   const go = async () => {
     setBusy(true);
     setFailed(false);
     try {
-      await startTutorial();
+      await onTutorial();
     } catch {
       setFailed(true);
       setBusy(false);
@@ -90,7 +90,7 @@ function LearnBox({ R }) {
   </section>`;
 }
 
-export function Rules({ section, langSwitch }) {
+export function Rules({ section, langSwitch, onTutorial }) {
   const lang = currentLang();
   const [R, setR] = useState(null);
   const [failed, setFailed] = useState(false);
@@ -119,7 +119,7 @@ export function Rules({ section, langSwitch }) {
     <main id="main" class="rules" data-rules=${lang}>
       <h1>${R.title}</h1>
       <p class="lead">${R.intro}</p>
-      <${LearnBox} R=${R} />
+      <${LearnBox} R=${R} onTutorial=${onTutorial} />
       <nav class="toc" aria-labelledby="rules-toc"><h2 id="rules-toc">${R.toc}</h2>
         <ul>${R.sections.map((s) => html`<li><a href=${rulesHref(s.id)}>${s.title}</a></li>`)}</ul></nav>
       ${R.sections.map((s) => html`<section class="rsec" id=${`rule-${s.id}`} data-section=${s.id} aria-labelledby=${`rule-${s.id}-h`}>
