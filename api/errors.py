@@ -138,3 +138,52 @@ def schema_detail(errors: dict) -> str:
     """Return the detail of an invalid_request whose body did not match its schema (`errors`: the
     schema's messages by field), the same over HTTP and the websocket."""
     return "Invalid request: see errors (" + ", ".join(map(str, errors)) + ")."
+
+
+# Where a request part that failed its schema was (the `location` of an entry of a problem's `errors`),
+# by webargs' names of the parts of an HTTP request. A websocket action message is checked as the body of
+# POST /actions, and its errors say "body" too: the same errors for the same mistake.
+LOCATIONS = {"json": "body", "query": "query", "headers": "header"}
+
+
+# The JSON Schema of one entry of `errors` (the OpenAPI document and the websocket schema both use it).
+FIELD_ERROR_SCHEMA = {
+    "type": "object",
+    "description": "One thing wrong with a request that did not match its schema (invalid_request).",
+    "properties": {
+        "location": {"type": "string", "enum": sorted(set(LOCATIONS.values())),
+                     "description": "The part of the request: body (the JSON body; over the websocket, "
+                                    "the action message), query (a query parameter), header (a request "
+                                    "header)."},
+        "pointer": {"type": "string",
+                    "description": "A JSON Pointer (RFC 6901) to the member within that part, e.g. /version, "
+                                   "/action/field or /Idempotency-Key; \"\" for the part as a whole (a body "
+                                   "that is not JSON)."},
+        "detail": {"type": "string", "description": "What is wrong, in English."},
+    },
+    "required": ["location", "pointer", "detail"],
+    "additionalProperties": False,
+}
+
+
+def field_errors(messages, location: str) -> list[dict]:
+    """Return marshmallow's (or webargs') messages about one request part in the one shape of a
+    problem's `errors` (docs/protocol.md §9): a list of {location, pointer, detail}, `pointer` the JSON
+    Pointer (RFC 6901) of the member within that part ("" for the part as a whole), one entry per message.
+    The same over HTTP and the websocket (an action message is checked as a body)."""
+    out: list[dict] = []
+
+    def walk(node, path: list[str]) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                # marshmallow files a rule across fields under "_schema": it is about the whole part.
+                walk(value, path if key == "_schema" else [*path, str(key)])
+        elif isinstance(node, list | tuple):
+            for item in node:
+                walk(item, path)
+        else:
+            pointer = "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in path)
+            out.append({"location": location, "pointer": pointer, "detail": str(node)})
+
+    walk(messages, [])
+    return out

@@ -17,10 +17,12 @@ from pathlib import Path
 from flask import current_app, jsonify
 from flask_swagger_ui import get_swaggerui_blueprint
 
+import engine.bots
+import engine.schemas
 from api import CORS_HEADERS
-from api.errors import CODES, PROBLEM_TYPE, TYPE_BASE
+from api.errors import CODES, FIELD_ERROR_SCHEMA, PROBLEM_TYPE, TYPE_BASE
 from api.http import problem_pages
-from api.http.schemas import OPENAPI_EXTRA, action_json_schema
+from api.http.schemas import OPENAPI_EXTRA
 from api.logs import HEADER as REQUEST_ID
 
 SPEC_URL = "/api/v1/openapi.json"
@@ -247,19 +249,8 @@ def finish(spec: dict, exchanges: list[dict], public_url: str | None = None) -> 
     for name, extra in OPENAPI_EXTRA.items():
         if name in components.get("schemas", {}):
             components["schemas"][name].update(extra)
-    # Actions, wherever they appear, as the engine defines them. To the request schema `action` is any
-    # JSON value (the engine judges it: 400 invalid_action, null included), but only a well-formed
-    # action object is ever accepted: that is what a client must send.
-    schemas = components["schemas"]
-    schemas["Action"] = action_json_schema()
-    action = {"$ref": "#/components/schemas/Action"}
-    given = schemas["ActionRequest"]["properties"]
-    given["action"] = {**action, "description": given["action"]["description"],
-                       "examples": given["action"]["examples"]}
-    schemas["View"]["properties"]["legal_actions"]["items"] = action
-    for name in ("Hint", "RecordAction"):
-        schemas[name]["properties"]["action"] = {**action, "description": schemas[name]["properties"][
-            "action"].get("description", "The action.")}
+    _contract_schemas(components["schemas"])
+    _generator_friendly(spec)
     # The pages exist for the codes of api.errors only (any other is 404 not_found).
     for parameter in spec["paths"][f"{TYPE_BASE}{{code}}"].get("parameters", []):
         if parameter["name"] == "code":
@@ -286,6 +277,110 @@ def finish(spec: dict, exchanges: list[dict], public_url: str | None = None) -> 
                     response["links"] = _links()
     _attach_examples(spec, exchanges)
     return spec
+
+
+def _schema_ref(name: str) -> str:
+    return f"#/components/schemas/{name}"
+
+
+def _contract_schemas(schemas: dict) -> None:
+    """Put the engine's own schemas (engine.schemas: views, results, actions, one per event type) in
+    place of the marshmallow sketches, and type every member that refers to them."""
+    schemas.update(engine.schemas.components(_schema_ref))
+    # To the request schema `action` is any JSON value (the engine judges it: 400 invalid_action, null
+    # included), but only a well-formed action object is ever accepted: that is what a client must send.
+    action = {"$ref": _schema_ref("Action")}
+    given = schemas["ActionRequest"]["properties"]
+    given["action"] = {**action, "description": given["action"]["description"],
+                       "examples": given["action"]["examples"]}
+    for name in ("Hint", "RecordAction"):
+        schemas[name]["properties"]["action"] = {**action, "description": schemas[name]["properties"][
+            "action"].get("description", "The action.")}
+    event = {"$ref": _schema_ref("Event")}
+    schemas["ActionResult"]["properties"]["events"]["items"] = event
+    schemas["LogEntry"]["properties"]["events"]["items"] = event
+    schemas["Record"]["properties"]["options"] = {
+        "type": "object", "additionalProperties": False,
+        "description": "engine.new_game's options: {} or the duo dealer; the tutorial's fixed deck.",
+        "properties": {"dealer": {"type": "integer", "enum": [0, 1],
+                                  "description": "The dealing seat (R50)."},
+                       "deck": {"type": "array", "items": {"$ref": _schema_ref("Bean")},
+                                "description": "The 116 cards, top first (the tutorial's fixed deal)."}}}
+    bots = {"type": "string", "enum": list(engine.bots.BOTS)}
+    for name in ("SeatInfo", "RecordSeat"):
+        schemas[name]["properties"]["bot"] = {**bots, "description": schemas[name]["properties"]["bot"][
+            "description"]}
+    problem = schemas["Problem"]  # open: RFC 9457 lets a problem carry extension members
+    problem["properties"]["errors"] = {
+        "type": "array", "items": {"$ref": _schema_ref("FieldError")}, "minItems": 1,
+        "description": "invalid_request for a request that does not match its schema (or a body that is "
+                       "not JSON): every problem found, one entry each (docs/protocol.md §9)."}
+    problem["properties"]["retry_after"]["minimum"] = 1
+    schemas["FieldError"] = copy.deepcopy(FIELD_ERROR_SCHEMA)
+    # Creating a game always has join_code and join_url (null when nothing is open to join).
+    created = schemas["CreatedGame"] = copy.deepcopy(schemas["SeatGrant"])
+    created["required"] = sorted({*created["required"], "join_code", "join_url"})
+    for name in ("Game", "SeatGrant", "ActionResult", "CreatedGame"):
+        props = schemas[name]["properties"]
+        props["seat"] = {"type": ["integer", "null"], "minimum": 0, "maximum": 1,
+                         "description": props["seat"].get("description", "")}
+
+
+# Operation ids: the names generated clients give their functions.
+OPERATION_IDS = {
+    ("post", "/api/v1/games"): "createGame",
+    ("post", "/api/v1/games/join"): "joinGame",
+    ("get", GAME): "getGame",
+    ("post", GAME + "/actions"): "postAction",
+    ("get", GAME + "/events"): "getEvents",
+    ("get", GAME + "/hint"): "getHint",
+    ("get", GAME + "/record"): "getRecord",
+    ("post", GAME + "/rematch"): "rematch",
+    ("post", GAME + "/transfer"): "transferSeat",
+    ("get", GAME + "/qr.svg"): "getJoinQr",
+    ("get", "/api/v1/health"): "getHealth",
+    ("get", "/api/v1/problems"): "listProblems",
+    ("get", "/api/v1/problems/{code}"): "getProblem",
+}
+OPTIONAL_TOKEN = [{}, {"seatToken": []}]
+
+
+def _generator_friendly(spec: dict) -> None:
+    """Say what the document says in the forms client generators read without casts: an operationId
+    per operation; the seat token optional by default (the document's `security`), required where an
+    operation says so and absent where none is read; nullable enums as oneOf with null; request members
+    that have a default optional in every generator (the default is said in words)."""
+    spec["security"] = copy.deepcopy(OPTIONAL_TOKEN)
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            operation["operationId"] = OPERATION_IDS[(method, path)]
+            if operation.get("security") == OPTIONAL_TOKEN:
+                del operation["security"]  # the document's own: optional
+            elif "security" not in operation:
+                operation["security"] = []  # no token is read
+            if (method, path) == ("post", "/api/v1/games"):
+                operation["responses"]["201"]["content"]["application/json"]["schema"] = {
+                    "$ref": _schema_ref("CreatedGame")}
+    for schema in spec["components"]["schemas"].values():
+        for member in schema.get("properties", {}).values():
+            _nullable_enum(member)
+            if "default" in member and schema.get("additionalProperties") is False and member is not None:
+                default = member.pop("default")
+                said = member.get("description", "")
+                if "absent" not in said.lower() and "default" not in said.lower():
+                    member["description"] = f"{said} Absent: {json.dumps(default)}.".strip()
+
+
+def _nullable_enum(member: dict) -> None:
+    """{"type": [t, "null"], "enum": [..., null]} -> oneOf [{type t, enum [...]}, {type null}]."""
+    kinds, values = member.get("type"), member.get("enum")
+    if isinstance(kinds, list) and "null" in kinds and values is not None and None in values:
+        kind = next(k for k in kinds if k != "null")
+        member.pop("type")
+        member.pop("enum")
+        member["oneOf"] = [{"type": kind, "enum": [v for v in values if v is not None]}, {"type": "null"}]
 
 
 def _text_type(path: str) -> str | None:

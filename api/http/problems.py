@@ -8,7 +8,14 @@ import logging
 from http import HTTPStatus
 
 from api import auth
-from api.errors import OUTCOME_UNKNOWN_DETAIL, PROBLEM_TYPE, ApiError, schema_detail
+from api.errors import (
+    LOCATIONS,
+    OUTCOME_UNKNOWN_DETAIL,
+    PROBLEM_TYPE,
+    ApiError,
+    field_errors,
+    schema_detail,
+)
 
 log = logging.getLogger(__name__)
 
@@ -28,13 +35,14 @@ def _from_http_exception(error) -> ApiError:
         # webargs: a body that is not JSON, or that does not match the schema.
         code = "invalid_request"
         messages = data.get("messages")
-        if isinstance(messages, dict):
-            errors = messages.get("json", messages)
-            extra["errors"] = errors
-            if isinstance(errors, list) and errors:  # webargs: ["Invalid JSON body."]
-                error.description = " ".join(map(str, errors))
-            elif isinstance(errors, dict):
-                error.description = schema_detail(errors)
+        if isinstance(messages, dict):  # webargs: {location: messages}, e.g. {"json": {"version": [...]}}
+            extra["errors"] = [entry for where, part in messages.items()
+                               for entry in field_errors(part, LOCATIONS.get(where, where))]
+            parts = list(messages.values())
+            if len(parts) == 1 and isinstance(parts[0], list) and parts[0]:  # ["Invalid JSON body."]
+                error.description = " ".join(map(str, parts[0]))
+            elif len(parts) == 1 and isinstance(parts[0], dict):
+                error.description = schema_detail(parts[0])
     else:
         code = "internal_error"
     headers = {}
