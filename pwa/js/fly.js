@@ -111,8 +111,16 @@ function flyCard(e, from, to) {
   anim.oncancel = done;
 }
 
-/** The stage the session calls around each step: before() measures, after() animates. */
+// Bumped when the steps are cut short: flights asked for before then are dropped or cancelled.
+let generation = 0;
+
+/** The stage the session calls around each step: before() measures, after() animates, cut() stops
+ * every flight at once (the end of the game, Skip: the board jumps to the truth). */
 export const stage = {
+  cut() {
+    generation += 1;
+    for (const ghost of document.querySelectorAll('.flycard')) ghost.remove();
+  },
   before(e, _view, viewer) {
     if (reducedMotion()) return null;
     const el = source(e, viewer);
@@ -120,7 +128,9 @@ export const stage = {
   },
   after(e, token, viewer) {
     // Wait for the board of this step to be drawn (Preact renders on the next tick).
+    const asked = generation;
     requestAnimationFrame(() => requestAnimationFrame(() => {
+      if (asked !== generation) return;
       const to = target(e, viewer);
       if (token.el && token.el.isConnected) light(token.el);
       light(to);

@@ -48,7 +48,7 @@ export class Presenter {
     this.steps = []; // the told events of the latest batch (and what was skipped to reach it)
     this.shown = 0; // how many of them are told so far
     this.busy = false; // steps are being told: nothing is tappable
-    this.play = null; // {frames, i, timer, queue: [{from, view, events}]}
+    this.play = null; // {frames, i, timer, queue: [{from, view, events, fromVersion}]}
     this.stage = null; // {before(e, view, seat), after(e, token, seat)}: the card animations, if shown
   }
 
@@ -56,18 +56,19 @@ export class Presenter {
    * A newer server view arrived (it is already the truth). `from` is the view it follows, `events`
    * what happened in between. `urgent`: show it at once, whatever is being told.
    */
-  news(from, view, events, { urgent = false } = {}) {
+  news(from, view, events, { urgent = false, fromVersion = null } = {}) {
     const steps = told(events);
     if (this.play) {
       const behind = this.play.frames.length - this.play.i
         + this.play.queue.reduce((n, x) => n + told(x.events).length, 0) + steps.length;
       if (!urgent && !hiddenPage() && behind <= MAX_BEHIND && events.length) {
-        this.play.queue.push({ from, view, events });
+        this.play.queue.push({ from, view, events, fromVersion });
         return;
       }
       this.cut(steps);
       return;
     }
+    if (urgent) this.land();
     const motion = from && !urgent && !reducedMotion() && !hiddenPage() && events.length <= MAX_PLAYED;
     const frames = motion ? framesOf(from, view, events) : null;
     if (!frames) {
@@ -83,12 +84,13 @@ export class Presenter {
       frames.forEach((f, i) => this.after(f.e, tokens[i]));
       return;
     }
-    this.start(from, frames);
+    this.start(from, frames, fromVersion);
   }
 
   /** Tell `frames` one by one, beginning with the board `from` (the truth waits until the last). */
-  start(from, frames) {
+  start(from, frames, fromVersion) {
     this.frame = { ...from, legal_actions: [] };
+    this.frameVersion = fromVersion; // the version of the board the steps start from
     this.shown = 0;
     this.busy = true;
     this.play = { frames, i: 0, timer: null, queue: [] };
@@ -123,7 +125,7 @@ export class Presenter {
   next(queue) {
     while (queue.length) {
       const x = queue.shift();
-      this.news(x.from, x.view, x.events);
+      this.news(x.from, x.view, x.events, { fromVersion: x.fromVersion });
       if (this.play) {
         this.play.queue.push(...queue);
         return;
@@ -135,6 +137,7 @@ export class Presenter {
    * waiting join the list of what just happened. The Skip button, a phone far behind, the end. */
   cut(more = []) {
     const p = this.play;
+    this.land();
     if (p) {
       clearTimeout(p.timer);
       this.play = null;
@@ -161,6 +164,14 @@ export class Presenter {
   }
 
   // The card animations are a nicety: a failure there must never stop the game.
+  land() {
+    try {
+      if (this.stage && this.stage.cut) this.stage.cut();
+    } catch (err) {
+      console.warn(err);
+    }
+  }
+
   before(e, view) {
     try {
       return this.stage ? this.stage.before(e, view, this.seat()) : null;

@@ -5,7 +5,8 @@
 // the Skip button, or a phone that fell behind.
 //
 // `s` is what the screens read: the sync's state, plus `view` (the board to draw: the step's board
-// while steps are told, else the truth), `truth` (the latest server view), `steps`/`shown`/`busy`
+// while steps are told, else the truth), `truth` (the latest server view; `version` is its version,
+// `shownVersion` that of the board drawn), `steps`/`shown`/`busy`
 // (the list of what just happened) and `curtain` (pass-and-play: the seat that must take the phone).
 
 import { setSeats, cleanName } from './names.js';
@@ -24,7 +25,7 @@ export class GameSession {
     this.curtain = null;
     this.sync = new GameSync(api, id, {
       watch,
-      onView: (from, version, view, events) => this.onView(from, view, events),
+      onView: (from, view, events, fromVersion) => this.onView(from, view, events, fromVersion),
       onChange: () => this.emit(),
       onRematch: () => this.cut(), // the offer shows at once, whatever is being told
     });
@@ -59,6 +60,8 @@ export class GameSession {
     const over = Boolean(y.view && y.view.phase === 'over' && y.view.result);
     return {
       ...y, view: p.frame || y.view, truth: y.view, over,
+      // The version whose board is drawn: while steps are told, the one they start from.
+      shownVersion: p.frame ? p.frameVersion : y.version,
       steps: p.steps, shown: p.shown, busy: p.busy, curtain: this.curtain,
     };
   }
@@ -108,7 +111,7 @@ export class GameSession {
     document.removeEventListener('visibilitychange', this.onHide);
   }
 
-  onView(from, view, events) {
+  onView(from, view, events, fromVersion) {
     const y = this.sync.s;
     const over = view.phase === 'over';
     let urgent = over || events.some((e) => e.type === 'seat_joined');
@@ -119,7 +122,7 @@ export class GameSession {
     }
     // A view of another seat (pass-and-play after the curtain) continues no board: show it as it is.
     const same = from && from.seat === view.seat;
-    this.presenter.news(same ? from : null, view, same ? events : [], { urgent });
+    this.presenter.news(same ? from : null, view, same ? events : [], { urgent, fromVersion });
   }
 
   /** Show the truth at once (Skip, the end, a rematch offer, a hidden page). */

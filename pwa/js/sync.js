@@ -14,8 +14,8 @@ export class GameSync {
   /**
    * @param {import('./client.js').Client} api  the app's one API client
    * @param {string} id @param {{watch?: boolean, onView: Function, onChange: Function, onRematch?: Function}} opts
-   *   watch: the public table view, no token. onView(from, version, view, events): a newer view is the
-   *   truth now. onChange(): anything else changed. onRematch(): the next game exists.
+   *   watch: the public table view, no token. onView(from, view, events, fromVersion): a newer view is
+   *   the truth now. onChange(): anything else changed. onRematch(): the next game exists.
    */
   constructor(api, id, { watch = false, onView, onChange, onRematch = () => {} }) {
     this.api = api;
@@ -280,9 +280,10 @@ export class GameSync {
       this.s.seats = this.s.seats.map((x) => ({ ...x, taken: true }));
     }
     const from = this.s.view;
+    const fromVersion = this.s.version;
     this.s.version = version;
     this.s.view = view;
-    this.onView(from, version, view, events);
+    this.onView(from, view, events, fromVersion);
   }
 
   // ------------------------------------------------------------------ writing

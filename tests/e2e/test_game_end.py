@@ -10,6 +10,8 @@ import random
 import re
 import time
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from tests.e2e.pages import shot, version
 from tests.e2e.social import call, game_id, stored_games
 
@@ -191,3 +193,26 @@ def test_pass_and_play_end_shows_at_once(phone, server):
     last = FastTable(server, gid, tokens, seed=11).to_end()
     shows_end_by(page, last + END_SECONDS)
     shot(page, "end-hotseat-phone")
+
+
+def test_skip_shows_the_server_view_at_once(phone, server):
+    """While the Mafia's steps are told, Skip shows the server's latest view at once (the draw pile
+    as the server counts it) and the table takes moves again."""
+    page = phone("skipper", reduced_motion="no-preference")
+    gid = new_game(page, "solo")
+    page.wait_for_selector(".table")
+    table = FastTable(server, gid, tokens_of(page, gid), seed=9)
+    for _ in range(200):
+        assert table.move(), "the game ended before the Mafia's steps were told"
+        try:
+            page.wait_for_selector('[data-follow-playing="1"]', state="attached", timeout=300)
+        except PlaywrightTimeout:  # this move made no steps worth telling: the next one
+            continue
+        break
+    page.click('.steps button:has-text("Skip")', timeout=1000)
+    page.wait_for_selector('[data-follow-playing="0"]', state="attached", timeout=500)
+    status, now = call(server, "GET", f"/games/{gid}")
+    assert status == 200
+    assert version(page) == now["version"]
+    deck = page.inner_text('[data-area="deck"]')
+    assert re.search(rf"\b{now['view']['deck_size']} card", deck), deck

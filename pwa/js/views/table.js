@@ -313,7 +313,7 @@ export function Table({ id, s, sel, setSel, hidden, toggleHidden, onAct, watch, 
     </section>` : null}
   </div>`;
 
-  return html`<div class=${`table${watch ? ' tv' : ''}`} data-version=${s.version} data-busy=${locked ? '1' : '0'}
+  return html`<div class=${`table${watch ? ' tv' : ''}`} data-version=${s.shownVersion ?? s.version} data-busy=${locked ? '1' : '0'}
     data-phase=${view.phase} onClick=${explain}>
     ${info ? html`<${InfoPop} info=${info.key} low=${info.low} view=${view} seat=${seat} onClose=${() => setInfo(null)} />` : null}
     ${board}
