@@ -14,10 +14,14 @@ Entries, one line each, one per version from 2 on (version 1 is the creation):
                       "joined" or "transferred" with the seat's `name` after it (and `was`, the name
                       before, and `code`, the join code used, where a replay needs them), or "rematch"
                       with the next `game`
+
+An idempotency record (api.store.base.remember) keeps of its key only `key_digest(key)`: a few bytes
+whatever the length of the key a client chose (up to IDEMPOTENCY_KEY_MAX characters).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +32,17 @@ from engine import actions
 
 # The event of a change of seats (GET /events, websocket state frames).
 SEAT_EVENT = {"joined": "seat_joined", "transferred": "seat_transferred"}
+
+# The longest Idempotency-Key (HTTP header) or websocket message id a move may carry, in characters.
+IDEMPOTENCY_KEY_MAX = 255
+
+
+def key_digest(key: str) -> str:
+    """Return what an idempotency record keeps of `key`: 16 hex digits of its SHA-256 (64 bits). Two keys
+    with one digest would be taken for one; among the few keys a game remembers that happens by chance
+    about once in 2**60, and keys chosen to collide only confuse their own sender's retries (an answer
+    is replayed only to the same request, seat included: the fingerprint)."""
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

@@ -393,6 +393,12 @@ class GameService:
 
     def _act(self, game_id: str, token: str | None, action, expected: int, idem_key: str | None) -> Outcome:
         body = {"action": action, "version": expected}
+        if idem_key is not None:
+            # HTTP's schema and the websocket's check the length first; this holds for any caller.
+            if not 0 < len(idem_key) <= gamelog.IDEMPOTENCY_KEY_MAX:
+                raise ApiError("invalid_request",
+                               f"An Idempotency-Key has 1-{gamelog.IDEMPOTENCY_KEY_MAX} characters.")
+            idem_key = gamelog.key_digest(idem_key)  # what the records keep: a few bytes, whatever its length
         # The version the move was made at, if this process holds it: no read (see api.recent).
         game = self.recent.get(game_id, expected) or self._load(game_id)
         game = self._catch_up(game_id, game)
@@ -465,7 +471,8 @@ class GameService:
             return None, game.version
         try:
             ttl = self._ttl(game.doc, game.doc["position"]["phase"])
-            res = self.store.commit(game_id, 0, game.raw, ttl=ttl, idem_key=idem_key, fingerprint=fingerprint)
+            res = self.store.commit(game_id, 0, game.raw, ttl=ttl, idem_key=idem_key, fingerprint=fingerprint,
+                                    seat=seat)
         except OutcomeUnknown as err:
             raise StoreUnavailable(str(err)) from None
         self._check_idempotency(res.status)
@@ -488,7 +495,8 @@ class GameService:
         commit = Commit(game_id, Loaded(game.version + 1, doc, raw, state), events, mover)
         frames = self.fanout.render(commit) if self.fanout is not None else ""
         res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, doc["position"]["phase"]),
-                                idem_key=idem_key, fingerprint=fingerprint, log=entry, frames=frames)
+                                idem_key=idem_key, fingerprint=fingerprint, seat=mover or 0, log=entry,
+                                frames=frames)
         if res.status == "ok":
             commit.game.frames = frames
             self.recent.put(game_id, commit.game)

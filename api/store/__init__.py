@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .base import IDEMPOTENCY_TTL, CommitResult, GameStore, StoreUnavailable
+from .base import IDEMPOTENCY_WINDOW, CommitResult, GameStore, StoreUnavailable
 
 __all__ = [
-    "IDEMPOTENCY_TTL",
+    "IDEMPOTENCY_WINDOW",
     "CommitResult",
     "GameStore",
     "StoreUnavailable",

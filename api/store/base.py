@@ -14,10 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-# How long an idempotency record is kept at least (draft-ietf-httpapi-idempotency-key-header: "at least
-# 24 h"). The records of one game are kept together: they all go this long after the game's last keyed
-# commit.
-IDEMPOTENCY_TTL = 24 * 3600
+# How many idempotency records a game keeps per seat: the newest ones. A client has at most one move in
+# flight and resends it with the same key until it gets an answer, so the key it may still resend is its
+# latest; the others leave room for a second phone or tab on the same seat. Bounded by count, not by
+# time, so that a game's records take a few hundred bytes however long it is played (api.service stores
+# a fixed-length digest of each key). A retry of a forgotten key cannot apply twice: its move made a
+# version, so its `expected_version` is behind the game's and it is a "conflict".
+IDEMPOTENCY_WINDOW = 4
 
 
 class StoreUnavailable(RuntimeError):
@@ -74,19 +77,21 @@ class GameStore(ABC):
         ttl: int,
         idem_key: str | None = None,
         fingerprint: str = "",
+        seat: int = 0,
         log: str = "",
         frames: str = "",
     ) -> CommitResult:
         """Atomically replace the document if the stored version equals `expected_version`.
 
-        In one indivisible step: if `idem_key` was recorded for this game, answer "duplicate" (same
-        fingerprint, with the version that key produced) or "mismatch" (different one); otherwise if
-        the version differs answer "conflict"; otherwise write `doc` at version expected+1, set the
-        lifetime to `ttl` seconds, record `idem_key -> (fingerprint, new version)` for at least
-        IDEMPOTENCY_TTL seconds (when a key is given), append `log` (one line: no newline) as the
-        entry of the new version, and publish (game_id, new_version) to subscribers. `frames` (text
-        without meaning to the store: what the committer rendered for subscribers, see api.live.hub) goes
-        along with the nudge's snapshot and is stored nowhere.
+        In one indivisible step: if `idem_key` is among the game's idempotency records (of any seat),
+        answer "duplicate" (same fingerprint, with the version that key produced) or "mismatch"
+        (different one); otherwise if the version differs answer "conflict"; otherwise write `doc` at
+        version expected+1, set the lifetime to `ttl` seconds, record `idem_key -> (fingerprint, new
+        version)` for `seat` (when a key is given; the seat keeps its newest IDEMPOTENCY_WINDOW records
+        and forgets older ones; the records live as long as the game), append `log` (one line: no
+        newline) as the entry of the new version, and publish (game_id, new_version) to subscribers.
+        `frames` (text without meaning to the store: what the committer rendered for subscribers, see
+        api.live.hub) goes along with the nudge's snapshot and is stored nowhere.
         """
 
     @abstractmethod
@@ -217,3 +222,26 @@ def without_snapshot(callback: Callable[[str, int], None]) -> Callable[[str, int
     """Adapt a subscriber that takes (game_id, version) to the (game_id, version, snapshot) call the
     stores make internally."""
     return lambda game_id, version, _snapshot: callback(game_id, version)
+
+
+# The idempotency records of a game, as the embedded stores keep them (Redis keeps the same list as
+# JSON in its commit script): [key, version produced, fingerprint, seat], oldest first.
+IdemRecord = list
+
+
+def find_record(records: list[IdemRecord], key: str) -> IdemRecord | None:
+    """Return the record of `key` among `records`, or None."""
+    return next((record for record in records if record[0] == key), None)
+
+
+def remember(records: list[IdemRecord], key: str, version: int, fingerprint: str,
+             seat: int) -> list[IdemRecord]:
+    """Return `records` with `key`'s record added for `seat`, less that seat's oldest records beyond
+    IDEMPOTENCY_WINDOW (the other seats' records stay)."""
+    kept = [*records, [key, version, fingerprint, seat]]
+    extra = sum(1 for record in kept if record[3] == seat) - IDEMPOTENCY_WINDOW
+    while extra > 0:
+        oldest = next(i for i, record in enumerate(kept) if record[3] == seat)
+        del kept[oldest]
+        extra -= 1
+    return kept

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .base import IDEMPOTENCY_TTL, CommitResult, GameStore
+from .base import CommitResult, GameStore, IdemRecord, find_record, remember
 from .broker import LocalBroker
 
 # Purge everything expired at most this often (seconds); between sweeps lookups skip expired entries.
@@ -25,6 +25,7 @@ class _Game:
     doc: str
     expires_at: float
     log: list[str] = field(default_factory=list)  # the entry of version n + 2 at index n
+    idem: list[IdemRecord] = field(default_factory=list)  # base.remember: the newest per seat
 
 
 class MemoryStore(GameStore):
@@ -34,9 +35,6 @@ class MemoryStore(GameStore):
         self._clock = clock
         self._lock = threading.Lock()
         self._games: dict[str, _Game] = {}
-        # Idempotency records per game, beside the game (as in Redis: they may outlive a game's shorter
-        # lifetime): game id -> (expiry, {key: (fingerprint, version produced)}).
-        self._idem: dict[str, tuple[float, dict[str, tuple[str, int]]]] = {}
         self._codes: dict[str, tuple[str, float]] = {}
         self._active: dict[str, float] = {}  # game id -> unix time of its latest move
         self._hits: dict[str, tuple[int, float]] = {}
@@ -53,7 +51,6 @@ class MemoryStore(GameStore):
             if self._live_game(game_id, now) is not None:
                 return False
             self._games[game_id] = _Game(1, doc, now + ttl)
-            self._idem.pop(game_id, None)  # an earlier game's with this id
             return True
 
     def load(self, game_id: str) -> tuple[int, str] | None:
@@ -71,6 +68,7 @@ class MemoryStore(GameStore):
         ttl: int,
         idem_key: str | None = None,
         fingerprint: str = "",
+        seat: int = 0,
         log: str = "",
         frames: str = "",
     ) -> CommitResult:
@@ -79,15 +77,11 @@ class MemoryStore(GameStore):
             now = self._tick()
             game = self._live_game(game_id, now)
             current = 0 if game is None else game.version
-            records = self._idem.get(game_id)
-            if records is not None and records[0] <= now:
-                del self._idem[game_id]
-                records = None
-            if idem_key is not None and records is not None and idem_key in records[1]:
-                recorded, produced = records[1][idem_key]
-                if recorded != fingerprint:
+            record = None if game is None or idem_key is None else find_record(game.idem, idem_key)
+            if record is not None:
+                if record[2] != fingerprint:
                     return CommitResult("mismatch", current)
-                return CommitResult("duplicate", produced)
+                return CommitResult("duplicate", record[1])
             if game is None:
                 return CommitResult("missing", 0)
             if game.version != expected_version:
@@ -97,9 +91,7 @@ class MemoryStore(GameStore):
             game.expires_at = now + ttl
             game.log.append(log)
             if idem_key is not None:
-                kept = records[1] if records is not None else {}
-                kept[idem_key] = (fingerprint, game.version)
-                self._idem[game_id] = (now + IDEMPOTENCY_TTL, kept)
+                game.idem = remember(game.idem, idem_key, game.version, fingerprint, seat)
             version = game.version
         # Outside the lock: the broker only queues, but nothing else needs to wait for it.
         self._broker.publish(game_id, version, (doc, log, frames))
@@ -226,7 +218,6 @@ class MemoryStore(GameStore):
         if now >= self._next_sweep:
             self._next_sweep = now + _SWEEP_EVERY
             self._games = {k: g for k, g in self._games.items() if g.expires_at > now}
-            self._idem = {k: r for k, r in self._idem.items() if r[0] > now}
             self._codes = {k: c for k, c in self._codes.items() if c[1] > now}
             self._hits = {k: h for k, h in self._hits.items() if h[1] > now}
             self._links = {k: x for k, x in self._links.items() if x[1] > now}

@@ -7,7 +7,8 @@ but the fan-out of a cluster (sharded pub/sub, api/store/redis_sharded.py).
 Keys (all of one game hash-tagged by its id, so each Lua script touches a single cluster slot):
 
     cg:v1:g:{<gid>}:state        hash  v=<version> s=<document> t=<token>  lifetime = the game's ttl
-    cg:v1:g:{<gid>}:idem         hash  <key>="<version> <fingerprint>"     IDEMPOTENCY_TTL after the last
+                                       i=<idempotency records>: JSON [[key, version, fingerprint, seat],
+                                       ...], the newest IDEMPOTENCY_WINDOW per seat (base.remember)
     cg:v1:g:{<gid>}:log          string  one line per version from 2 on    the game's ttl
     cg:v1:g:{<gid>}              pub/sub channel; message "<version>\n<document>\n<log entry>[\n<frames>]"
     cg:v1:g:{<gid>}:presence     zset  "<seat>|<member>" scored by expiry (ms, server clock)
@@ -21,7 +22,10 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
     cg:v1:rl:<key>               string  counter                            the window
 
 A commit is one Lua script: idempotency check, CAS on the version, write, EXPIRE,
-idempotency record, log append and PUBLISH happen atomically in one round trip.
+idempotency record, log append and PUBLISH happen atomically in one round trip. (Releases up to 0.2.1
+kept the records in a hash of their own, `cg:v1:g:{<gid>}:idem`, one field per key for 24 hours: such
+a key is no longer read and expires by itself.)
+
 
 A commit whose answer is lost (a timeout: the server may be frozen, not gone) is sent again, and the
 server runs every copy it got, in order. So each commit carries a token of its own (`t`, the token of
@@ -36,9 +40,9 @@ acknowledged just before the primary dies may be missing on the replica promoted
 confirmations in time raise OutcomeUnknown (applied here, maybe lost in a failover), and the caller's
 retry with the same idempotency key finds out.
 
-Bytes per game are a budget (tests/perf/storage_bench.py): a game's idempotency records are fields of
-one hash (a key per record costs about 150 bytes, a field in a small hash about 60), and its log is one
-string the commit APPENDs a short line to (a stream entry costs several times its few bytes).
+Bytes per game are a budget (tests/perf/storage_bench.py): a game's idempotency records are one field
+of its state hash, a few per seat (a key of their own would cost some 100 bytes more), and its log is
+one string the commit APPENDs a short line to (a stream entry costs several times its few bytes).
 
 Fan-out (one server, Sentinel): one PSUBSCRIBE `cg:v1:g:*` per store object on its own connection (no
 socket_timeout, health checks every 30 s), read by redis-py's listener thread. If that connection drops,
@@ -72,7 +76,14 @@ from typing import Any
 
 import redis
 
-from .base import IDEMPOTENCY_TTL, CommitResult, GameStore, OutcomeUnknown, StoreUnavailable, without_snapshot
+from .base import (
+    IDEMPOTENCY_WINDOW,
+    CommitResult,
+    GameStore,
+    OutcomeUnknown,
+    StoreUnavailable,
+    without_snapshot,
+)
 from .redis_connect import connect
 from .redis_sharded import ShardedListener
 
@@ -115,36 +126,48 @@ _LISTEN_SLICE = 0.25
 # Backoff while the pub/sub connection is down (seconds): first retry, cap.
 _RECONNECT_FIRST, _RECONNECT_CAP = 0.1, 2.0
 
-# KEYS: state, log, idem.  ARGV: expected, doc, ttl, idem key ('' for none), fingerprint, log, idem ttl,
-# channel, frames, commit token, "1" when the caller WAITs for replicas.  Returns {status, version}: for
-# a duplicate, the version the key's commit produced; "ok" also for a copy of the latest commit (its
-# token). Those two answers write nothing, unless the caller WAITs: then they refresh a lifetime, a
-# write that replicates after the commit they report, so that WAIT on this connection also covers it.
+# KEYS: state, log.  ARGV: expected, doc, ttl, idem key ('' for none), fingerprint, log, the key's seat,
+# channel, frames, commit token, "1" when the caller WAITs for replicas, the records kept per seat.
+# Returns {status, version}: for a duplicate, the version the key's commit produced; "ok" also for a
+# copy of the latest commit (its token). Those two answers write nothing, unless the caller WAITs: then
+# they refresh a lifetime, a write that replicates after the commit they report, so that WAIT on this
+# connection also covers it.
 _COMMIT = """
-local v, t = unpack(redis.call('HMGET', KEYS[1], 'v', 't'))
+local v, t, i = unpack(redis.call('HMGET', KEYS[1], 'v', 't', 'i'))
 local current = v and tonumber(v) or 0
 if t == ARGV[10] then
   if ARGV[11] == '1' then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
   return {'ok', current}
 end
-if ARGV[4] ~= '' then
-  local rec = redis.call('HGET', KEYS[3], ARGV[4])
-  if rec then
-    local space = string.find(rec, ' ', 1, true)
-    if string.sub(rec, space + 1) ~= ARGV[5] then return {'mismatch', current} end
-    if ARGV[11] == '1' then redis.call('EXPIRE', KEYS[3], ARGV[7]) end
-    return {'duplicate', tonumber(string.sub(rec, 1, space - 1))}
+local records = {}
+if ARGV[4] ~= '' and i then
+  records = cjson.decode(i)
+  for _, rec in ipairs(records) do
+    if rec[1] == ARGV[4] then
+      if rec[3] ~= ARGV[5] then return {'mismatch', current} end
+      if ARGV[11] == '1' then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+      return {'duplicate', rec[2]}
+    end
   end
 end
 if current == 0 then return {'missing', 0} end
 if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
 local new = tostring(current + 1)
-redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2], 't', ARGV[10])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
 if ARGV[4] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[4], new .. ' ' .. ARGV[5])
-  redis.call('EXPIRE', KEYS[3], ARGV[7])
+  local seat, mine = tonumber(ARGV[7]), 0
+  table.insert(records, {ARGV[4], current + 1, ARGV[5], seat})
+  for _, rec in ipairs(records) do
+    if rec[4] == seat then mine = mine + 1 end
+  end
+  local k = 1
+  while mine > tonumber(ARGV[12]) do
+    if records[k][4] == seat then table.remove(records, k); mine = mine - 1 else k = k + 1 end
+  end
+  redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2], 't', ARGV[10], 'i', cjson.encode(records))
+else
+  redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2], 't', ARGV[10])
 end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('APPEND', KEYS[2], ARGV[6] .. '\\n')
 redis.call('EXPIRE', KEYS[2], ARGV[3])
 if string.find(ARGV[2], '\\n', 1, true) then
@@ -211,13 +234,13 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
 """
 
-# KEYS: state, log, idem.  ARGV: doc, ttl.  A log or records left by an earlier game with this id
-# (they may outlive its state by a moment) belong to that game.
+# KEYS: state, log.  ARGV: doc, ttl.  A log left by an earlier game with this id (it may outlive its
+# state by a moment) belongs to that game.
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'v', '1', 's', ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2])
 return 1
 """
 
@@ -243,7 +266,7 @@ return -1
 
 
 def game_key(game_id: str, part: str) -> str:
-    """Return the key of one part ("state", "log", "idem") of a game."""
+    """Return the key of one part ("state", "log", "presence", ...) of a game."""
     return f"{_CHANNEL_HEAD}{game_id}}}:{part}"
 
 
@@ -319,7 +342,7 @@ class RedisStore(GameStore):
 
     def create(self, game_id: str, doc: str, ttl: int) -> bool:
         """Store `doc` at version 1 for `ttl` seconds; return False if the game exists."""
-        keys = [game_key(game_id, "state"), game_key(game_id, "log"), game_key(game_id, "idem")]
+        keys = [game_key(game_id, "state"), game_key(game_id, "log")]
         with _errors():
             return self._run(self._create, keys, [doc, ttl], wrote=lambda created: created == 1) == 1
 
@@ -338,16 +361,17 @@ class RedisStore(GameStore):
         ttl: int,
         idem_key: str | None = None,
         fingerprint: str = "",
+        seat: int = 0,
         log: str = "",
         frames: str = "",
     ) -> CommitResult:
         """Compare-and-set as specified in GameStore.commit, in one Lua script; raises StoreUnavailable,
         OutcomeUnknown when the answer (or the replicas' confirmation) did not come."""
-        keys = [game_key(game_id, "state"), game_key(game_id, "log"), game_key(game_id, "idem")]
+        keys = [game_key(game_id, "state"), game_key(game_id, "log")]
         args = [
             expected_version, doc, ttl, "" if idem_key is None else idem_key, fingerprint, log,
-            IDEMPOTENCY_TTL, game_channel(game_id), frames, secrets.token_hex(6),
-            "1" if self.wait_replicas else "",
+            int(seat), game_channel(game_id), frames, secrets.token_hex(6),
+            "1" if self.wait_replicas else "", IDEMPOTENCY_WINDOW,
         ]  # fmt: skip
         with _errors():
             status, version = self._run(self._commit, keys, args, wrote=lambda r: r[0] in ("ok", "duplicate"))

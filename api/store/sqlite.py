@@ -5,8 +5,8 @@
 - One connection per thread (sqlite3 connections are not safe to share); every write is one
   `BEGIN IMMEDIATE` transaction, so the idempotency check, the compare-and-set
   (`UPDATE ... WHERE id=? AND version=?`), the idempotency record and the log append commit together.
-- A game is one row: its document and its log (one line per version from 2 on, appended by each
-  commit); an idempotency record is the request's fingerprint and the version it produced.
+- A game is one row: its document, its log (one line per version from 2 on, appended by each
+  commit) and its idempotency records (JSON: the newest few per seat, base.remember).
 - Lifetimes are wall-clock `expires_at` columns (the file outlives the process, a monotonic clock does
   not); expired rows read as absent and are purged lazily.
 - Fan-out is an in-process broker: subscribers in *this process* hear commits made through *this store
@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -23,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .base import IDEMPOTENCY_TTL, CommitResult, GameStore, StoreUnavailable
+from .base import CommitResult, GameStore, StoreUnavailable, find_record, remember
 from .broker import LocalBroker
 
 # Purge expired rows at most this often (seconds).
@@ -31,18 +32,18 @@ _SWEEP_EVERY = 60.0
 # How long a writer waits for the write lock held by another connection before giving up (ms).
 _BUSY_TIMEOUT_MS = 5000
 
-# The layout's number, kept in the file (PRAGMA user_version). Files of any other number were written by
-# development builds before the first release: their tables are dropped and made afresh.
-SCHEMA_VERSION = 2
+# The layout's number, kept in the file (PRAGMA user_version). A file of layout 2 (releases up to 0.2.1:
+# idempotency records in a table of their own, one row per key for 24 hours) is brought to 3 in place
+# (_UPGRADE: its records are dropped; a retry of a move made before the upgrade then gets a conflict,
+# never a second application). Files of any other number were written by development builds before the
+# first release: their tables are dropped and made afresh.
+SCHEMA_VERSION = 3
+_UPGRADE = {2: "ALTER TABLE games ADD COLUMN idem TEXT NOT NULL DEFAULT '[]'; DROP TABLE IF EXISTS idem;"}
 _DROP = "DROP TABLE IF EXISTS games; DROP TABLE IF EXISTS idem; DROP TABLE IF EXISTS log;"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY, version INTEGER NOT NULL, doc TEXT NOT NULL, log TEXT NOT NULL,
-    expires_at REAL NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS idem (
-    game_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, version INTEGER NOT NULL,
-    expires_at REAL NOT NULL, PRIMARY KEY (game_id, key)
+    expires_at REAL NOT NULL, idem TEXT NOT NULL DEFAULT '[]'
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS active (
     game_id TEXT PRIMARY KEY, at REAL NOT NULL
@@ -54,7 +55,6 @@ CREATE TABLE IF NOT EXISTS hits (
     key TEXT PRIMARY KEY, count INTEGER NOT NULL, window_end REAL NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS games_expiry ON games (expires_at);
-CREATE INDEX IF NOT EXISTS idem_expiry ON idem (expires_at);
 CREATE INDEX IF NOT EXISTS codes_expiry ON codes (expires_at);
 CREATE INDEX IF NOT EXISTS hits_expiry ON hits (window_end);
 CREATE TABLE IF NOT EXISTS links (
@@ -89,7 +89,11 @@ class SqliteStore(GameStore):
         with self._errors():
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
-            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            found = conn.execute("PRAGMA user_version").fetchone()[0]
+            if found in _UPGRADE:
+                conn.executescript(f"BEGIN IMMEDIATE; {_UPGRADE[found]} "
+                                   f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+            elif found != SCHEMA_VERSION:
                 conn.executescript(_DROP)
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             conn.executescript(_SCHEMA)
@@ -131,22 +135,21 @@ class SqliteStore(GameStore):
         ttl: int,
         idem_key: str | None = None,
         fingerprint: str = "",
+        seat: int = 0,
         log: str = "",
         frames: str = "",
     ) -> CommitResult:
         """Compare-and-set as specified in GameStore.commit; raises StoreUnavailable on I/O failure."""
         with self._write() as (conn, now):
             row = conn.execute(
-                "SELECT version FROM games WHERE id=? AND expires_at>?", (game_id, now)
+                "SELECT version, idem FROM games WHERE id=? AND expires_at>?", (game_id, now)
             ).fetchone()
             current = 0 if row is None else row[0]
+            records = [] if row is None else json.loads(row[1])
             if idem_key is not None:
-                record = conn.execute(
-                    "SELECT fingerprint, version FROM idem WHERE game_id=? AND key=? AND expires_at>?",
-                    (game_id, idem_key, now),
-                ).fetchone()
+                record = find_record(records, idem_key)
                 if record is not None:
-                    if record[0] != fingerprint:
+                    if record[2] != fingerprint:
                         return CommitResult("mismatch", current)
                     return CommitResult("duplicate", record[1])
             if row is None:
@@ -154,18 +157,15 @@ class SqliteStore(GameStore):
             new_version = expected_version + 1
             # The compare-and-set proper. Under BEGIN IMMEDIATE nobody else can write in between, so the
             # version check above would do; the WHERE clause keeps the update correct on its own.
+            if idem_key is not None:
+                records = remember(records, idem_key, new_version, fingerprint, seat)
             updated = conn.execute(
-                "UPDATE games SET version=?, doc=?, log=log || ?, expires_at=? WHERE id=? AND version=?",
-                (new_version, doc, log + "\n", now + ttl, game_id, expected_version),
+                "UPDATE games SET version=?, doc=?, log=log || ?, expires_at=?, idem=?"
+                " WHERE id=? AND version=?",
+                (new_version, doc, log + "\n", now + ttl, _json(records), game_id, expected_version),
             ).rowcount
             if updated == 0:
                 return CommitResult("conflict", current)
-            if idem_key is not None:
-                conn.execute(
-                    "INSERT OR REPLACE INTO idem (game_id, key, fingerprint, version, expires_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (game_id, idem_key, fingerprint, new_version, now + IDEMPOTENCY_TTL),
-                )
         # Published only after COMMIT succeeded, so a subscriber that reloads sees the new version.
         self._broker.publish(game_id, new_version, (doc, log, frames))
         return CommitResult("ok", new_version)
@@ -361,13 +361,16 @@ class SqliteStore(GameStore):
     @staticmethod
     def _purge_game(conn: sqlite3.Connection, game_id: str) -> None:
         conn.execute("DELETE FROM games WHERE id=?", (game_id,))
-        conn.execute("DELETE FROM idem WHERE game_id=?", (game_id,))
 
     @staticmethod
     def _sweep(conn: sqlite3.Connection, now: float) -> None:
         """Delete everything expired (inside the caller's write transaction)."""
         conn.execute("DELETE FROM games WHERE expires_at<=?", (now,))
-        conn.execute("DELETE FROM idem WHERE expires_at<=?", (now,))
         conn.execute("DELETE FROM codes WHERE expires_at<=?", (now,))
         conn.execute("DELETE FROM hits WHERE window_end<=?", (now,))
         conn.execute("DELETE FROM links WHERE expires_at<=?", (now,))
+
+
+def _json(records: list) -> str:
+    """Return the compact JSON text of idempotency records."""
+    return json.dumps(records, ensure_ascii=False, separators=(",", ":"))

@@ -1,7 +1,8 @@
 """The GameStore contract (api/store/base.py), run unchanged against every backend.
 
-Lifetimes are tested with real 1-2 s TTLs (Redis counts whole seconds), so the expiry tests sleep a
-little over 2 s in total per backend.
+Lifetimes run out on a fake clock in memory and SQLite (the stores take a clock), at once; Redis keeps
+time itself, so its one lifetime test waits (on a condition) for a 1 s lifetime to run out.
+tests/api/test_store_lifetimes.py tests each lifetime to its boundary on the fake clock.
 """
 
 from __future__ import annotations
@@ -9,10 +10,14 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import pytest
 
-from api.store.base import IDEMPOTENCY_TTL, CommitResult, GameStore, StoreUnavailable
+from api.store.base import IDEMPOTENCY_WINDOW, CommitResult, GameStore, StoreUnavailable
+from api.store.memory import MemoryStore
+from api.store.sqlite import SqliteStore
 
 HOUR = 3600
 
@@ -102,6 +107,30 @@ def test_idempotency_keys_are_per_game(store: GameStore, game: str) -> None:
     assert store.commit(other, 1, "w2", ttl=HOUR, idem_key="k", fingerprint="zz").status == "ok"
 
 
+def test_each_seat_keeps_its_newest_idempotency_records(store: GameStore, game: str) -> None:
+    """A seat's records beyond IDEMPOTENCY_WINDOW are forgotten, oldest first; another seat's stay. A
+    forgotten key is new again: its request, made at an old version, is a conflict, never applied."""
+    version = 1
+    for i in range(IDEMPOTENCY_WINDOW + 2):  # seat 1 keys the first commit, seat 0 all the others
+        seat = 1 if i == 0 else 0
+        assert store.commit(game, version, f"v{version + 1}", ttl=HOUR, idem_key=f"k{i}", fingerprint=f"f{i}",
+                            seat=seat, log=f"e{version + 1}") == CommitResult("ok", version + 1)
+        version += 1
+    # k1 (seat 0's oldest) is forgotten; seat 0 keeps k2..k5; seat 1's k0 stays.
+    assert store.commit(game, 2, "again", ttl=HOUR, idem_key="k1", fingerprint="f1") == CommitResult(
+        "conflict", version)
+    for i in range(2, IDEMPOTENCY_WINDOW + 2):
+        assert store.commit(game, 0, "x", ttl=HOUR, idem_key=f"k{i}", fingerprint=f"f{i}") == CommitResult(
+            "duplicate", i + 2)
+    assert store.commit(game, 0, "x", ttl=HOUR, idem_key="k0", fingerprint="f0", seat=1) == CommitResult(
+        "duplicate", 2)
+    # The seats share one space of keys: another seat's request under a kept key is a mismatch.
+    assert store.commit(game, version, "x", ttl=HOUR, idem_key="k0", fingerprint="other", seat=0).status == (
+        "mismatch")
+    assert store.load(game) == (version, f"v{version}")
+    assert [v for v, _ in store.log_since(game, 0)] == list(range(2, version + 1))
+
+
 def test_commit_to_missing_game_is_missing(store: GameStore) -> None:
     game_id = new_id()
     assert store.commit(game_id, 1, "x", ttl=HOUR, idem_key="k") == CommitResult("missing", 0)
@@ -172,47 +201,97 @@ def test_codes_put_get_delete(store: GameStore) -> None:
     assert store.get_code(code) == "game-b"
 
 
-def test_hit_counts_within_a_window_then_restarts(store: GameStore) -> None:
+def test_hit_counts_within_a_window(store: GameStore) -> None:
     key = "ip:" + uuid.uuid4().hex
-    assert [store.hit(key, 3, 1) for _ in range(3)] == [None, None, None]
-    refused = store.hit(key, 3, 1)  # the fourth: refused, with the rest of the window, and not counted
-    assert refused is not None and 0 < refused <= 1
-    assert store.hit("other:" + key, 3, 1) is None
-    assert store.hit(key, 3, 1, cost=-1) is None  # taken back: one more fits
-    assert store.hit(key, 3, 1) is None
-    assert store.hit(key, 3, 1) is not None
-    time.sleep(1.1)
-    assert store.hit(key, 3, 1) is None
-    assert store.hit("new:" + key, 3, 1, cost=-1) is None  # taking back from nothing counts nothing
-    assert [store.hit("new:" + key, 3, 1) for _ in range(4)][-1] is not None
+    assert [store.hit(key, 3, 60) for _ in range(3)] == [None, None, None]
+    refused = store.hit(key, 3, 60)  # the fourth: refused, with the rest of the window, and not counted
+    assert refused is not None and 0 < refused <= 60
+    assert store.hit("other:" + key, 3, 60) is None
+    assert store.hit(key, 3, 60, cost=-1) is None  # taken back: one more fits
+    assert store.hit(key, 3, 60) is None
+    assert store.hit(key, 3, 60) is not None
+    assert store.hit("new:" + key, 3, 60, cost=-1) is None  # taking back from nothing counts nothing
+    assert [store.hit("new:" + key, 3, 60) for _ in range(4)][-1] is not None
 
 
 # -- lifetimes -------------------------------------------------------------------------------------
 
 
-def test_games_codes_and_logs_expire(store: GameStore) -> None:
-    game_id, code = new_id(), "E" + uuid.uuid4().hex[:6]
-    assert store.create(game_id, "v1", 1)
-    assert store.commit(game_id, 1, "v2", ttl=1, log="e2").status == "ok"
-    assert store.put_code(code, game_id, 1)
-    time.sleep(1.1)
-    assert store.load(game_id) is None
-    assert store.log_since(game_id, 0) == []
-    assert store.get_code(code) is None
-    assert store.commit(game_id, 2, "v3", ttl=1) == CommitResult("missing", 0)
-    # Expired ids and codes are free again; the new game starts from scratch, with an empty log.
-    assert store.create(game_id, "new", HOUR)
-    assert store.load(game_id) == (1, "new")
-    assert store.log_since(game_id, 0) == []
+class FakeClock:
+    """A clock a test moves on (seconds, never backwards)."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class Timed:
+    """A store and a way to let `seconds` pass on its clock, until `until()` holds."""
+
+    store: GameStore
+    pass_time: Callable[[float, Callable[[], bool]], None]
+
+
+@pytest.fixture
+def timed(backend, tmp_path) -> Iterator[Timed]:
+    """Memory and SQLite on a fake clock: time passes at once. Redis counts time itself: the test waits
+    until its condition holds (polled, at most the seconds asked for and 5 more)."""
+    if backend.name in ("memory", "sqlite"):
+        clock = FakeClock()
+        store = MemoryStore(clock=clock) if backend.name == "memory" else SqliteStore(
+            tmp_path / "timed.db", clock=clock)
+
+        def pass_time(seconds: float, until: Callable[[], bool]) -> None:
+            clock.advance(seconds)
+            assert until(), f"not so after {seconds} s on the fake clock"
+
+        try:
+            yield Timed(store, pass_time)
+        finally:
+            store.close()
+        return
+
+    def wait(seconds: float, until: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + seconds + 5
+        while not until():
+            assert time.monotonic() < deadline, f"not so {seconds + 5} s later"
+            time.sleep(0.02)
+
+    yield Timed(backend.open(), wait)
+
+
+def test_lifetimes_run_out(timed: Timed) -> None:
+    """Games, their logs, codes, rate-limit windows and rematch links go when their lifetime is over; a
+    commit gives its game a new lifetime; an expired id or code is free again and starts afresh."""
+    store = timed.store
+    key = "ip:" + uuid.uuid4().hex
+    assert [store.hit(key, 1, 1) for _ in range(2)][-1] is not None
+    gone, kept, code = new_id(), new_id(), "E" + uuid.uuid4().hex[:6]
+    assert store.create(gone, "v1", 1)
+    assert store.commit(gone, 1, "v2", ttl=1, log="e2").status == "ok"
+    assert store.link_rematch(gone, "next") == "next"
+    assert store.create(kept, "v1", 1)
+    assert store.commit(kept, 1, "v2", ttl=HOUR).status == "ok"  # a fresh lifetime
+    assert store.put_code(code, gone, 1)  # the last to go: when it has, the others have too
+    timed.pass_time(1.05, lambda: store.get_code(code) is None)
+    assert store.load(gone) is None
+    assert store.log_since(gone, 0) == []
+    assert store.commit(gone, 2, "v3", ttl=1) == CommitResult("missing", 0)
+    assert store.link_rematch(gone, "again") is None
+    assert store.load(kept) == (2, "v2")
+    assert store.hit(key, 1, 1) is None  # a new window
+    # Expired ids and codes are free again; the new game starts from scratch: empty log, no link.
+    assert store.create(gone, "new", HOUR)
+    assert store.load(gone) == (1, "new")
+    assert store.log_since(gone, 0) == []
+    assert store.link_rematch(gone, "fresh") == "fresh"
     assert store.put_code(code, "elsewhere", HOUR)
-
-
-def test_commit_refreshes_the_lifetime(store: GameStore) -> None:
-    game_id = new_id()
-    store.create(game_id, "v1", 1)
-    assert store.commit(game_id, 1, "v2", ttl=3).status == "ok"
-    time.sleep(1.1)
-    assert store.load(game_id) == (2, "v2")
 
 
 # -- fan-out ---------------------------------------------------------------------------------------
@@ -272,37 +351,29 @@ def test_subscribers_hear_every_commit(backend, store: GameStore) -> None:
     assert inbox.items == [(game_id, 2), (game_id, 3)]
 
 
-def test_snapshot_subscribers_get_the_committed_document_or_none(backend, store: GameStore) -> None:
-    """A nudge with `snapshots` carries exactly what load_latest returns for that version, and the
-    commit's frames; on Redis a document with a newline goes without (None): never another version's
-    document, never an entry cut short."""
+def test_announcement_subscribers_get_the_commit_s_announcement(backend, store: GameStore) -> None:
+    """A subscriber with `announcements` gets exactly the `announce` text its commit was given ("" for
+    none), and nothing of the document: the store announces a commit, it does not copy it."""
     writer = backend.open() if backend.cross_instance_fanout else store
     heard: list = []
     done = threading.Event()
 
-    def inbox(game_id: str, version: int, snapshot) -> None:
-        heard.append((game_id, version, snapshot))
+    def inbox(game_id: str, version: int, announcement) -> None:
+        heard.append((game_id, version, announcement))
         if version == 5:
             done.set()
 
-    store.subscribe(inbox, snapshots=True)
+    store.subscribe(inbox, announcements=True)
     game_id = new_id()
     writer.create(game_id, "{}", HOUR)
     watched(backend, store, game_id, heard)
-    frames = '1:{"type":"state","version":2}\n0:{"type":"state","x":"ä"}'
-    writer.commit(game_id, 1, '{"n":2,"s":"ä"}', ttl=HOUR, log='{"e":[2]}', frames=frames)
+    writer.commit(game_id, 1, '{"n":2,"s":"ä"}', ttl=HOUR, log='{"e":[2]}', announce="1:ä 2")
     writer.commit(game_id, 2, '{"n":3}', ttl=HOUR)
-    writer.commit(game_id, 3, 'line\nbreak', ttl=HOUR, log="x y")
-    writer.commit(game_id, 4, '{"n":5}', ttl=HOUR, log="a", frames="0:{}\n1:{}")
+    writer.commit(game_id, 3, 'line\nbreak', ttl=HOUR, log="x y", announce="two\nlines")
+    writer.commit(game_id, 4, '{"n":5}', ttl=HOUR, log="a", announce="0:7")
     assert done.wait(5)
-    mine = [(v, snap) for g, v, snap in heard if g == game_id]
-    assert [v for v, _ in mine] == [2, 3, 4, 5]
-    assert mine[0][1] == ('{"n":2,"s":"ä"}', '{"e":[2]}', frames)
-    assert mine[1][1] == ('{"n":3}', "", "")
-    # Redis: a document with a newline cannot ride the nudge; in-process nothing is encoded.
-    redis = backend.name in ("redis", "cluster")
-    assert mine[2][1] == (None if redis else ("line\nbreak", "x y", ""))
-    assert mine[3][1] == ('{"n":5}', "a", "0:{}\n1:{}")
+    mine = [(v, text) for g, v, text in heard if g == game_id]
+    assert mine == [(2, "1:ä 2"), (3, ""), (4, "two\nlines"), (5, "0:7")]
 
 
 def test_a_failing_subscriber_does_not_silence_others(backend, store: GameStore, game: str) -> None:
@@ -484,10 +555,10 @@ def test_redis_keys_are_hash_tagged_and_expire(redis_server) -> None:
         store.hit("ip", 10, 60)
         with redis.Redis.from_url(redis_server.url, decode_responses=True) as raw:
             tag = f"cg:v1:g:{{{game_id}}}"
-            assert sorted(raw.keys(tag + "*")) == [tag + ":idem", tag + ":log", tag + ":state"]
+            assert sorted(raw.keys(tag + "*")) == [tag + ":log", tag + ":state"]
             assert 0 < raw.ttl(tag + ":state") <= HOUR
             assert 0 < raw.ttl(tag + ":log") <= HOUR
-            assert HOUR < raw.ttl(tag + ":idem") <= IDEMPOTENCY_TTL
+            assert raw.hget(tag + ":state", "i") == '[["k",2,"f",0]]'  # the idempotency records
             assert raw.get("cg:v1:code:ABC") == game_id
             assert raw.get("cg:v1:rl:ip") == "1"
             assert 0 < raw.ttl("cg:v1:rl:ip") <= 60
@@ -630,17 +701,6 @@ def test_link_rematch_of_a_missing_game_is_none_and_stores_nothing(store: GameSt
     assert store.link_rematch(game_id, "next") is None
     assert store.create(game_id, "v1", HOUR)
     assert store.link_rematch(game_id, "later") == "later"
-
-
-def test_a_link_lives_as_long_as_its_game(store: GameStore) -> None:
-    game_id = new_id()
-    assert store.create(game_id, "v1", 1)
-    assert store.link_rematch(game_id, "next") == "next"
-    time.sleep(1.1)
-    assert store.link_rematch(game_id, "again") is None
-    # An expired id used again starts without a link.
-    assert store.create(game_id, "new", HOUR)
-    assert store.link_rematch(game_id, "fresh") == "fresh"
 
 
 def test_racing_rematch_links_agree_on_one(backend, game: str) -> None:
