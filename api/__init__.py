@@ -21,7 +21,7 @@ def create_app(config: dict | None = None) -> Flask:
     """
     from flask import Flask
 
-    from api import gctune, logs, metrics
+    from api import gctune, limits, logs, metrics
     from api.http import bodysize, openapi, probes, problems, routes, web
     from api.limits import Limiter
     from api.live import ws
@@ -71,6 +71,7 @@ def create_app(config: dict | None = None) -> Flask:
     api.register_converter(routes.GameIdConverter, lambda _converter: routes.GameIdConverter.SCHEMA)
     api.register_blueprint(routes.blp)
     problems.register(app, api)
+    limits.init_app(app)  # reads of games per client (api.limits)
     openapi.register(app, api)
     ws.init_app(app)  # GET /api/v1/games/{id}/ws and /api/v1/ws.schema.json (docs/websocket.md)
     app.register_blueprint(web.bp)

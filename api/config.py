@@ -40,26 +40,41 @@ class Config:
     TRANSFER_TTL = 15 * 60
 
     # Rate limits (api.limits), counted in the store, so shared by every worker and host: at most
-    # <KIND>_LIMIT events per <KIND>_WINDOW seconds (a fixed window from the first event); past it a
-    # request gets 429 rate_limited with Retry-After. A "client" is an IPv4 address or an IPv6 /64.
+    # <KIND>_LIMIT events in any <KIND>_WINDOW seconds (a moving window); past it a request gets 429
+    # rate_limited with Retry-After. A "client" is an IPv4 address or an IPv6 /64.
     # 0 switches a limit off. The defaults leave a real table far below them (a night of two phones
     # and a tablet behind one home router creates a few games an hour and makes a move every few
     # seconds) and bound what one client can do to the store: README "Limits".
     # Games created per client (POST /games, and the rematch call that makes the next game).
     CREATE_LIMIT = 30
     CREATE_WINDOW = 600
+    # Games created on the whole server, from every client together: what fills the store however many
+    # addresses an abuser has (an unplayed game is kept 30 days: 600 an hour is a few GB a month at most).
+    CREATE_TOTAL_LIMIT = 600
+    CREATE_TOTAL_WINDOW = 3600
     # Actions per seat of a game, over HTTP and the websocket together (a whole solo game is about 400).
     MOVE_LIMIT = 600
     MOVE_WINDOW = 60
+    # Action requests in one game against the computer: each may make the bot move, at several times a
+    # human move's CPU; a person makes far fewer than 90 moves a minute.
+    BOT_LIMIT = 90
+    BOT_WINDOW = 60
+    # Reads of games per client (GET /games/{id}, its events, record, hint, QR code): a phone reads
+    # on (re)connect, a table screen polls none; a replay of a whole game per request must not be free.
+    READ_LIMIT = 300
+    READ_WINDOW = 60
     # Websocket hellos per client (every reconnect of a phone is one).
     HELLO_LIMIT = 60
     HELLO_WINDOW = 60
     # Seat-transfer codes issued per client (moving a seat to another phone: a few times an evening).
     TRANSFER_LIMIT = 10
     TRANSFER_WINDOW = 15 * 60
-    # Join-code brute-force guard: failed join/transfer codes per client, and from all clients together
-    # (a right code is not counted; a code space of 31^6 must not be searched from many addresses).
+    # Join-code brute-force guard: failed join/transfer codes per client, and per game where a request
+    # names the game (QR checks). Past JOIN_TOTAL_LIMIT failed codes on the whole server in the window,
+    # an address that failed a code within it waits; one whose codes were all right never does (a right
+    # code is not counted; a code space of 31^6 must not be searched from many addresses).
     JOIN_LIMIT = 10
+    JOIN_GAME_LIMIT = 20
     JOIN_TOTAL_LIMIT = 120
     JOIN_WINDOW = 60
     # Number of reverse proxies in front whose X-Forwarded-For may be trusted (0: use the peer address).
@@ -135,6 +150,13 @@ ENV_KEYS = {
     "ALCABOHNE_JOIN_WINDOW": ("JOIN_WINDOW", int),
     "ALCABOHNE_CREATE_LIMIT": ("CREATE_LIMIT", int),
     "ALCABOHNE_CREATE_WINDOW": ("CREATE_WINDOW", int),
+    "ALCABOHNE_CREATE_TOTAL_LIMIT": ("CREATE_TOTAL_LIMIT", int),
+    "ALCABOHNE_CREATE_TOTAL_WINDOW": ("CREATE_TOTAL_WINDOW", int),
+    "ALCABOHNE_BOT_LIMIT": ("BOT_LIMIT", int),
+    "ALCABOHNE_BOT_WINDOW": ("BOT_WINDOW", int),
+    "ALCABOHNE_READ_LIMIT": ("READ_LIMIT", int),
+    "ALCABOHNE_READ_WINDOW": ("READ_WINDOW", int),
+    "ALCABOHNE_JOIN_GAME_LIMIT": ("JOIN_GAME_LIMIT", int),
     "ALCABOHNE_MOVE_LIMIT": ("MOVE_LIMIT", int),
     "ALCABOHNE_MOVE_WINDOW": ("MOVE_WINDOW", int),
     "ALCABOHNE_HELLO_LIMIT": ("HELLO_LIMIT", int),

@@ -262,12 +262,12 @@ class GameService:
         attempt: otherwise this would be a way to guess codes around the join limit).
         """
         if code is not None:
-            self.limiter.guess(client)
+            self.limiter.guess(client, game_id)
             norm = auth.normalize_code(code)
             target = self.store.get_code(norm) if norm else None
             if target is None or target.split("#", 1)[0] != game_id:
                 raise ApiError("unknown_code", "That code is not a live code of this game.")
-            self.limiter.guessed_right(client)
+            self.limiter.guessed_right(client, game_id)
             return join_url(base_url, norm)
         game = self._load(game_id)
         self._seat(game, token, required=True)
@@ -294,7 +294,7 @@ class GameService:
         if mode not in MODES:
             raise ApiError("invalid_request", f"mode must be one of {', '.join(MODES)}")
         if client is not None:
-            self.limiter.charge("create", client)
+            self.limiter.create(client)
         if bot is not None and bot not in engine.bots.BOTS:
             raise ApiError("invalid_request", f"bot must be one of {', '.join(engine.bots.BOTS)}")
         # Without `dealer` the engine draws the dealer from the seed (R50), which comes from `secrets`.
@@ -404,6 +404,8 @@ class GameService:
         game = self._catch_up(game_id, game)
         seat = self._seat(game, token, required=True)
         self.limiter.charge("move", f"{game_id}:{seat}")  # every action request of a seat counts
+        if game.doc.get("bot"):
+            self.limiter.charge("bot", game_id)  # and the bot's work it may cause (api.limits)
         fingerprint = _fingerprint(seat, body)
         # From here on, a key this game has recorded decides first (docs/protocol.md §9): the same request
         # replays its answer, another one is idempotency_mismatch, whatever else would fail now. It is
@@ -719,7 +721,7 @@ class GameService:
         if client is not None and not old.doc.get("rematch"):
             # The call that makes the next game counts as creating one (api.limits): else finishing
             # games and asking for their rematches would create games past the limit.
-            self.limiter.charge("create", client)
+            self.limiter.create(client)
         rematch_id = old.doc.get("rematch") or self.store.link_rematch(game_id, secrets.token_urlsafe(12))
         if rematch_id is None:
             raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")
