@@ -10,8 +10,9 @@ import random
 
 from . import rules
 from .actions import BOSS_INDEX, KEYS, TEMPLATES, decode, parse
-from .cards import BOSSES, THIRD_FIELD_COST, coins
+from .cards import BOSSES, THIRD_FIELD_COST
 from .errors import IllegalAction
+from .harvest import harvest
 from .mafia import add_to_boss, final_harvest
 from .state import copy_result
 
@@ -44,29 +45,16 @@ def apply(s, action) -> tuple:
 
 # ---------------------------------------------------------------- player actions
 
-def _harvest_field(s, seat: int, i: int, events: list, final: bool = False) -> None:
-    """R21: coins(t, n) cards to the coin stack, the rest onto the discard pile, the field empty."""
-    bean, n = s.fields[seat][i]
-    c = coins(bean, n)
-    s.own_coins(seat).extend([bean] * c)
-    s.discard = s.discard + [bean] * (n - c)
-    s.own_fields(seat)[i] = None
-    e = {"type": "harvest", "seat": seat, "field": i, "bean": bean, "count": n, "coins": c}
-    if final:
-        e["final"] = True
-    events.append(e)
-
-
 def _do_harvest(s, key, events):
     i = key[1]
     if s.phase == "protection":
         settles = i in rules.open_pairs(s)  # R66b: harvesting a matched field settles its pair
-        _harvest_field(s, s.active, i, events)
+        harvest(s, s.active, i, events)
         if settles:
             s.settled = s.settled + [i]
         _after_protection_step(s, events)
     else:
-        _harvest_field(s, s.active, i, events)
+        harvest(s, s.active, i, events)
 
 
 def _do_buy(s, key, events):
@@ -272,7 +260,7 @@ def _game_over(s, events: list) -> None:
     for seat in range(len(s.fields)):
         for i, f in enumerate(s.fields[seat]):
             if f is not None:
-                _harvest_field(s, seat, i, events, final=True)
+                harvest(s, seat, i, events, final=True)
     for i in range(len(s.bosses)):
         final_harvest(s, i, events)
     scores = [len(c) for c in s.coins]
