@@ -17,11 +17,10 @@ Metrics:
                                                 (http, ws); unknown: the store never answered the commit
   alcabohne_action_seconds{transport}           histogram: time to answer a move (load, apply, commit)
   alcabohne_open_sockets                        gauge: open websockets (summed over live workers)
-  alcabohne_fanout_seconds                      histogram: one push of a game: its new state (read
-                                                only when not given) rendered per seat, or forwarded
-                                                as the committer rendered it, and queued or sent to
-                                                this worker's sockets (the server's part of push
-                                                latency)
+  alcabohne_fanout_seconds                      histogram: one push of a game: its new state (from
+                                                the commit, followed from the version before, or
+                                                read) rendered per seat and queued or sent to this
+                                                worker's sockets (the server's part of push latency)
   alcabohne_active_games{window="300"}          gauge: games with an accepted move in the last 5 minutes
                                                 (asked from the store at scrape time; see api.active_games)
 """

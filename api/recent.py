@@ -1,11 +1,11 @@
 """The games this process committed or heard of lately: a bounded cache that spares a move its read.
 
-A move names the version it was made at. When this process already holds that version of the game
-(it committed it, or the store's nudge brought it: api.live.hub), the move is applied to it without
-reading the store. This changes no answer, because the commit is a compare-and-set on the version:
-if the game has moved on meanwhile (a nudge still on its way, a write lost in a store restart), the
-commit is refused and the move is answered from a fresh read, exactly as when two moves race. Reads
-that answer "what is the game now" (GET, the socket's snapshot) never use it.
+A move names the version it was made at. When this process already holds that version of the game (it
+committed it, or followed the store's announcement of it: GameService.follow), the move is applied to it
+without reading the store. This changes no answer, because the commit is a compare-and-set on the
+version: if the game has moved on meanwhile (an announcement still on its way, a write lost in a store
+restart), the commit is refused and the move is answered from a fresh read, exactly as when two moves
+race. Reads that answer "what is the game now" (GET, the socket's snapshot) never use it.
 """
 
 from __future__ import annotations

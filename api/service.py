@@ -67,7 +67,7 @@ class Loaded:
     doc: dict
     raw: str
     parsed: object = None  # the engine state of doc["position"], when the caller has it already
-    frames: str = ""  # the socket frames rendered with the commit that made this version (api.live.hub)
+    events: list | None = None  # the version's unredacted events, when this process made or followed it
 
     @property
     def seats(self) -> list[str | None]:
@@ -84,7 +84,7 @@ class Loaded:
 class Commit:
     """One change of a game, as a value: the game at the version it makes, that version's events
     (unredacted: whoever shows them redacts them per seat) and the seat that moved (None: a change at
-    the table). The fan-out renders it before it is stored and delivers it once it is."""
+    the table). Once it is stored, the fan-out advances this process's sockets to it."""
 
     game_id: str
     game: Loaded
@@ -105,17 +105,14 @@ class Outcome:
 
 
 class FanOut(Protocol):
-    """Who hears of commits (api.live.hub.Hub: the websockets of this process and, through the store's
-    nudge, of every other)."""
+    """Who brings this process's websockets to each commit (api.live.hub.Hub; other processes' hubs hear
+    the store's announcement instead)."""
 
-    def bind(self, service: GameService) -> None:
-        """Take the service that reads games for the fan-out (called once, by the service)."""
+    def bind(self, reader: GameService) -> None:
+        """Take the reader of games (its `latest` and `follow` only; called once, by the service)."""
 
-    def render(self, commit: Commit) -> str:
-        """Return the text that rides the store's nudge of `commit` (called before it is stored)."""
-
-    def deliver(self, commit: Commit) -> None:
-        """Bring this process's listeners to `commit`, just stored. Never raises."""
+    def advance(self, commit: Commit) -> None:
+        """Bring this process's sockets of the game to `commit`, just stored. Never raises."""
 
 
 class Observer:
@@ -141,8 +138,8 @@ class GameService:
     (its cache of recent versions is thread-safe).
 
     Every change goes through `_commit`: the players' actions, the bot's moves, joins and transfers
-    alike. `fanout` (the websocket hub) renders each commit before it is stored and delivers it after;
-    `observer` hears how requests went.
+    alike. It stores the change, which the store announces once to every process, then has `fanout`
+    (the websocket hub) advance this process's sockets to it; `observer` hears how requests went.
     """
 
     def __init__(self, store: GameStore, lifetimes: Lifetimes, *, limiter: Limiter | None = None,
@@ -173,10 +170,6 @@ class GameService:
         game = Loaded(version, jsontext.loads_own(raw), raw)
         self.recent.put(game_id, game)
         return game
-
-    def remember(self, game_id: str, game: Loaded) -> None:
-        """Note a version of `game_id` committed elsewhere (the hub calls this with each nudge)."""
-        self.recent.put(game_id, game)
 
     @staticmethod
     def _seat(game: Loaded, token: str | None, *, required: bool) -> int | None:
@@ -229,6 +222,34 @@ class GameService:
         version, raw, entry = found
         game = Loaded(version, jsontext.loads_own(raw), raw)
         return game, self.events_of(game_id, game, entry)
+
+    def follow(self, game_id: str, version: int, announcement: str | None) -> tuple[Loaded, Events]:
+        """Return the game at `version` (or later) and the events of the version returned, for the
+        websocket hub when the store announced a commit (`announcement`: see `_commit`). When this
+        process holds the version before and the announcement names a move, the move is applied to it
+        here and nothing is read: the engine is deterministic, so this is the stored version (but for
+        the document's `updated` time, which no answer shows). Else the game is read. This process's
+        cache of recent versions keeps what is returned, so a next move made here needs no read. (The
+        announcement of a commit made here may come before the commit's own thread has advanced the
+        sockets: it finds that version held, with its events.)"""
+        held = self.recent.get(game_id, version)
+        if held is not None and held.events is not None:
+            return held, held.events
+        before = self.recent.get(game_id, version - 1)
+        game = None
+        if before is not None and announcement:
+            try:
+                move = gamelog.parse(announcement)
+                if isinstance(move, gamelog.Move):
+                    state, events = engine.apply(before.state(), move.action)
+                    doc = dict(before.doc, position=engine.to_position(state))
+                    game = Loaded(version, doc, dumps(doc), state, events)
+            except (ValueError, engine.EngineError):
+                game = None  # not an announcement of ours: read the game
+        if game is None:
+            game, events = self.latest(game_id)
+        self.recent.put(game_id, game)
+        return game, events
 
     def events_of(self, game_id: str, game: Loaded, entry: str | None) -> Events:
         """Return the unredacted events of `game`'s version, whose log entry is `entry`: None for the
@@ -490,20 +511,20 @@ class GameService:
                 entry: str, *, idem_key: str | None = None,
                 fingerprint: str = "") -> tuple[CommitResult, Commit]:
         """Store `doc` (with the engine `state` it holds) as the version after `game`'s, with its log
-        `entry`: the one path of every change. The fan-out renders the commit first (its text rides the
-        store's nudge, so other processes only forward it) and, once stored, delivers it to this
-        process's sockets before anything else happens. Returns the store's result and the commit."""
+        `entry`: the one path of every change. The store announces the commit once, to every process:
+        for a move its log entry ("seat:action code", which every seat may see: `follow` applies it),
+        for a change at the table nothing (`follow` reads the game); never the document, whose seed,
+        salt and token hashes stay in the store. Once stored, the fan-out advances this process's
+        sockets to it before anything else happens. Returns the store's result and the commit."""
         raw = dumps(doc)
-        commit = Commit(game_id, Loaded(game.version + 1, doc, raw, state), events, mover)
-        frames = self.fanout.render(commit) if self.fanout is not None else ""
+        commit = Commit(game_id, Loaded(game.version + 1, doc, raw, state, events), events, mover)
         res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, doc["position"]["phase"]),
                                 idem_key=idem_key, fingerprint=fingerprint, seat=mover or 0, log=entry,
-                                frames=frames)
+                                announce=entry if mover is not None else "")
         if res.status == "ok":
-            commit.game.frames = frames
             self.recent.put(game_id, commit.game)
             if self.fanout is not None:
-                self.fanout.deliver(commit)
+                self.fanout.advance(commit)
         return res, commit
 
     def _answer(self, game_id: str, version: int, doc: dict, state, seat: int, events: list[dict],

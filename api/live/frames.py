@@ -1,9 +1,9 @@
 """Every frame the server sends on a game's websocket, as text (docs/websocket.md, api/live/ws_schema.py).
 
-One module renders them all, so the wire format has one home: the hub (api.live.hub) queues state,
-presence, rematch and resync frames; the socket's session (api.live.ws) answers with ack and error
-frames and sends keepalives. Every state frame goes through `engine.view` and `engine.redact_events`
-for its seat. Frames are compact JSON (api.jsontext).
+One module renders them all, so the wire format has one home: the hub (api.live.hub) pushes state,
+presence, rematch and resync frames, rendered in the process that holds the socket; the socket's
+session (api.live.ws) answers with ack and error frames and sends keepalives. Every state frame goes
+through `engine.view` and `engine.redact_events` for its seat. Frames are compact JSON (api.jsontext).
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from __future__ import annotations
 import engine
 from api import jsontext
 from api.errors import CODES
-from api.night import RESERVED_SEAT
-from api.service import BOT_SEAT, Events
+from api.service import Events
 
 KEEPALIVE = '{"type":"keepalive"}'
 RESYNC = '{"type":"resync"}'
@@ -42,39 +41,6 @@ def answer_state_frame(answer: dict) -> str:
     return encode({"type": "state", "version": answer["version"], "view": answer["view"],
                    "events": answer.get("events", []), "seats": answer["seats"],
                    "rematch": answer.get("rematch")})
-
-
-def nudge_frames(state, version: int, events: list[dict], seats: list, mover: int | None,
-                 table: dict | None = None) -> str:
-    """Return what rides a commit's nudge (the hub's `render`): the version's unredacted `events` as
-    a JSON line (the log keeps no events; other processes render the mover's and the watchers' frames
-    from it), then the state frame of `version` with the events (and `table`) for each seat other than
-    the `mover` that a player holds, as "<seat>:<frame>" lines. The mover's own sockets are mostly on
-    the committing process, which renders theirs after the commit; free, bot and reserved seats have
-    no socket."""
-    return "\n".join([jsontext.dumps(events)] + [
-        f"{seat}:{state_frame(state, version, seat, events, table)}"
-        for seat, holder in enumerate(seats)
-        if seat != mover and holder is not None and holder not in (BOT_SEAT, RESERVED_SEAT)])
-
-
-def read_nudge(text: str) -> dict[tuple[int | None, bool], str]:
-    """Return the frames of nudge_frames' text by (seat, with events)."""
-    frames: dict[tuple[int | None, bool], str] = {}
-    for line in text.split("\n") if text else ():
-        seat, sep, frame = line.partition(":")
-        if sep and seat.isdigit():
-            frames[(int(seat), True)] = frame
-    return frames
-
-
-def nudge_events(text: str):
-    """Return a function that returns the events carried by nudge_frames' text (decoded only when a
-    frame must be rendered here: forwarding needs none), or None when the text carries none."""
-    line = text.partition("\n")[0] if text else ""
-    if not line.startswith("["):
-        return None
-    return lambda: jsontext.loads_own(line)
 
 
 def rematch_frame(events: Events) -> str | None:

@@ -1,22 +1,20 @@
 """The websocket `GET /api/v1/games/{id}/ws` (docs/websocket.md) and its JSON Schema.
 
-Three kinds of thread send on a socket, one at a time (the session's send lock): the socket's reader
-thread (simple-websocket's), which answers the client's actions as they arrive and sends each ack
-with the frames pushed meanwhile; the store's listener thread, which pushes a frame at once when
-nobody else is sending and nothing waits (`direct`); and one handler thread per socket (a gunicorn
-gthread pool thread), which drains the connection's outbox, where the hub (api.live.hub) queues every
-other frame, and sends keepalives. A slow client only ever blocks its own threads. The reader
-thread's own control frames (pings, pongs, close) go through the same socket lock.
+A socket's life (`Session`): hello, registration with the hub (api.live.hub) and the snapshot, then
+the loop of its handler thread (a gunicorn gthread pool thread), which answers what the client sent
+when the reader thread could not, writes the frames that had to wait, and sends keepalives. Everything
+the socket sends goes through its `Sender` (api.live.wssocket): the one owner of its sending, which
+also keeps the mover's order (the ack of an action before the state of the version it made).
+
+A client's action is answered on the socket's reader thread (simple-websocket's), which received it
+(`answer_inline`): `Sender.hold` before the move, `Sender.reply` with the answers after it, so the
+move's own state, pushed during `act`, goes out right behind the ack in the same write. While the
+handler thread is itself reading (messages that came before registration), the reader thread leaves
+the message to it (`reading`).
 
 Actions reuse the HTTP service (`GameService.act`) with the message id as the Idempotency-Key, so a
-move sent over the socket and retried over HTTP (or the reverse) applies once.
-
-The mover's order, stated here once: a socket gets the ack of its own action before the state of the
-version that action made. While its action is being answered the socket is `acting`: the hub delivers
-the commit during `act` (the fan-out), and whatever reaches this socket meanwhile, the move's own state
-and the bot's answers, waits in `after_replies`, then goes out right behind the ack, in the same write
-(`send_gathered`). tests/live/test_ws.py::test_the_ack_and_the_state_of_the_move_come_in_one_write
-holds it. Every frame's text comes from api.live.frames.
+move sent over the socket and retried over HTTP (or the reverse) applies once. Every frame's text comes
+from api.live.frames.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import queue
 import socket
 import threading
 import time
@@ -33,19 +30,17 @@ from flask import Blueprint, current_app, g, jsonify, request
 from flask_sock import Sock
 from marshmallow import ValidationError
 from simple_websocket import ConnectionClosed
-from wsproto.events import TextMessage
-from wsproto.utilities import LocalProtocolError
 
 from api import auth, clientjson, logs
-from api.errors import OUTCOME_UNKNOWN_DETAIL, ApiError, schema_detail
+from api.errors import OUTCOME_UNKNOWN_DETAIL, ApiError, field_errors, schema_detail
 from api.http.schemas import ActionRequestSchema
 from api.limits import client_key
 from api.live import frames
 from api.live.admission import Admission, Ticket
 from api.live.frames import encode
-from api.live.hub import CLOSE, FLUSH, INBOUND, Connection, Hub
+from api.live.hub import Connection, Hub
 from api.live.ws_schema import SCHEMA
-from api.live.wssocket import SerialSocket
+from api.live.wssocket import CLOSE, INBOUND, SEND, Sender, SerialSocket
 from api.store.base import OutcomeUnknown, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -66,11 +61,6 @@ SERVER_FAULTS = frozenset({"internal_error", "store_unavailable"})
 # Largest message accepted from a client (an action is well under 1 KB).
 MAX_MESSAGE = 16 * 1024
 MAX_ID = 255
-# Most frames written at once by a handler thread (an ack and the states queued behind it).
-BATCH_FRAMES = 16
-# What a send raises when the client is gone (or the reader thread closed the socket meanwhile: a frame
-# after the close frame is a protocol error in wsproto).
-GONE = (ConnectionClosed, OSError, LocalProtocolError)
 
 ACTION_REQUEST = ActionRequestSchema()
 # The largest version ActionRequestSchema accepts.
@@ -81,8 +71,9 @@ sock = Sock()
 
 
 class WakeEvent(threading.Event):
-    """simple-websocket's "a message arrived" event, which also wakes the handler thread's outbox
-    (passed as SOCK_SERVER_OPTIONS["event_class"], a documented simple-websocket option)."""
+    """simple-websocket's "a message arrived" event, which also has the message answered at once
+    (Session.answer_inline; passed as SOCK_SERVER_OPTIONS["event_class"], a documented simple-websocket
+    option)."""
 
     wake = None
 
@@ -154,87 +145,20 @@ class Session:
         self.idle = float(ping) if ping else 25.0
         self.raw = ws.sock
         ws.sock = SerialSocket(ws.sock, SEND_TIMEOUT if ping else None)
-        # Whoever sends a message (handler, or listener via `direct`) holds this from serializing the
-        # frame (wsproto's compressor is stateful) to handing its bytes to the kernel.
-        self.send_lock = threading.Lock()
+        self.sender = Sender(ws, ws.sock)  # everything sent on this socket (its `since` comes with hello)
         self.token: str | None = None
         self.conn: Connection | None = None
         self.request_id = logs.current_request_id()  # for the reader thread's log lines
-        self.last_sent = time.monotonic()
-        # True while this socket's own action is being answered: frames pushed meanwhile (the state of
-        # that very move, a bot's answers) wait (in after_replies or the outbox), so the ack goes first.
-        self.acting = False
         # Held by the thread answering the client's messages: the reader thread (answer_inline) or,
         # when that one finds it taken, this socket's handler thread.
         self.reading = threading.Lock()
-        # While the reader thread answers: the frames pushed meanwhile, sent right after its replies.
-        self.after_replies: list[str] | None = None
         self.ping_unanswered: float | None = None
 
     # ------------------------------------------------------------------ sending
 
     def send(self, message: dict | str) -> bool:
-        """Send one frame now, waiting for the send lock; return False when the client is gone."""
-        return self.send_batch([message if isinstance(message, str) else encode(message)])
-
-    def send_batch(self, texts: list[str]) -> bool:
-        """Send text frames in order with one write (ack and state of a move reach the client in one
-        segment: one system call here, one wake-up there), waiting for the send lock; return False
-        when the client is gone."""
-        with self.send_lock:
-            return self._write(texts)
-
-    def _write(self, texts: list[str]) -> bool:
-        """send_batch, with the send lock held."""
-        try:
-            if not self.ws.connected:
-                return False
-            self.ws.sock.send(b"".join(self.ws.ws.send(TextMessage(data=text)) for text in texts))
-        except GONE:
-            return False
-        self.last_sent = time.monotonic()
-        return True
-
-    def flush(self) -> bool:
-        """Send what a `direct` send left to send; return False when the client is gone."""
-        with self.send_lock:
-            try:
-                self.ws.sock.flush()
-            except GONE:
-                return False
-        return True
-
-    def direct(self, text: str) -> bool:
-        """Send `text` on the calling thread without blocking, when nobody else is sending and no rest
-        of an earlier frame waits (see api.live.wssocket.SerialSocket.send_nowait). Return False to have it
-        queued instead.
-
-        Saves the store's listener thread a hand-over to the handler thread on most pushes; a client
-        that reads slowly fills its kernel buffer, and then gets its frames through the outbox (where a
-        send that cannot finish within SEND_TIMEOUT ends the session). While the reader thread answers
-        an action, the frame is kept for its write, behind the ack (answer_inline).
-        """
-        if not self.send_lock.acquire(blocking=False):
-            return False
-        try:
-            if self.acting:
-                after = self.after_replies  # answered on the reader thread: goes out behind its replies
-                if after is None:
-                    return False
-                after.append(text)
-                return True
-            if not self.ws.connected or self.ws.sock.pending:
-                return False
-            with contextlib.suppress(*GONE):  # the handler notices the closure
-                # simple-websocket's send, but handing the frame over without waiting (api.live.wssocket);
-                # a rest the kernel did not take is sent by the handler thread, before any later frame.
-                self.ws.sock.send_nowait(self.ws.ws.send(TextMessage(data=text)))
-                if self.ws.sock.pending:
-                    self.conn.outbox.put(FLUSH)
-            self.last_sent = time.monotonic()
-            return True
-        finally:
-            self.send_lock.release()
+        """Send one frame now (Sender.write); return False when the client is gone."""
+        return self.sender.write([message if isinstance(message, str) else encode(message)])
 
     @staticmethod
     def error(code: str, detail: str = "", msg_id=None, **extra) -> dict:
@@ -256,8 +180,7 @@ class Session:
         # frame, would call close() again for a missing pong and die with ConnectionClosed; marked as
         # answered, it tries to ping, which wsproto refuses after a close, and ends quietly.
         self.ws.pong_received = True
-        with self.send_lock, contextlib.suppress(*GONE):
-            self.ws.close(reason=code, message=reason)
+        self.sender.send_close(code, reason)
         reader = self.ws.thread
         if wait and reader is not None and reader is not threading.current_thread():
             reader.join(CLOSE_WAIT)
@@ -279,7 +202,7 @@ class Session:
             self.refuse(self.error("internal_error"))
         finally:
             if self.conn is not None:
-                self.conn.direct = None
+                self.sender.close()  # nothing more is pushed to it
                 self.hub.detach(self.conn)
                 self.ws.event.wake = None
             # Whatever ended the session (a failed send included), free the reader thread now.
@@ -323,17 +246,17 @@ class Session:
         seat = first["seat"]
         # A client that says it holds a version the server never made (a store restored from a backup,
         # a client's bug) gets the whole current state: it replaces what the client holds.
-        held = since if since <= first["version"] else 0
+        self.sender.version = since if since <= first["version"] else 0
         conn = Connection(self.game_id, seat, auth.token_hash(self.token) if self.token else None,
-                          held, len(first["view"]["players"]))
+                          len(first["view"]["players"]), self.sender)
         # The frame order after hello (docs/websocket.md): the state (unless the client holds the current
         # version), then presence, then everything else. Messages that arrive meanwhile wait: `reading`
         # keeps the reader thread from answering them (answer_inline leaves them to this thread's loop),
         # and this thread reads them only after it queued the presence; the hub holds back presence
         # until send_presence.
         with self.reading:
-            # Register first, then read: a commit between the two reaches us by the nudge or by the read.
-            conn.direct = self.direct
+            # Register first, then read: a commit between the two reaches us by the announcement or by
+            # the read.
             self.hub.attach(conn)
             self.conn = conn
             self.ws.event.wake = self.answer_inline
@@ -343,70 +266,32 @@ class Session:
                 self.refuse(self.error(err.code, err.detail))
                 return False
             self.hub.send_presence(conn)
-            conn.wake()  # messages that came with or after the hello wait in the buffer: read them next
+            self.sender.wake()  # messages that came with or after the hello wait in the buffer: read next
         return True
 
     def loop(self) -> None:
-        """Send what the outbox holds and answer what the client sends, until either side closes."""
-        conn = self.conn
+        """Answer what the client sends, write what waits, until either side closes."""
+        sender = self.sender
         tick = max(self.idle / 4, 0.05)
         next_check = time.monotonic() + tick
-        held = None  # a marker taken from the outbox while gathering frames: handled next round
         while True:
-            if held is not None:
-                item, held = held, None
-            else:
-                try:
-                    item = conn.outbox.get(timeout=max(next_check - time.monotonic(), 0))
-                except queue.Empty:
-                    item = None
-            if item is CLOSE:
-                self.hang_up(*conn.close_as)
+            signal = sender.next(next_check - time.monotonic())
+            if signal is CLOSE:
+                sender.drain()  # the frames pushed before the close (the error that ends the socket)
+                self.hang_up(*sender.close_as)
                 return
-            if item is INBOUND:
+            if signal is INBOUND:
                 with self.reading:  # the reader thread answers messages while it is free
                     replies: list[str] = []
-                    if not self.read_all(replies):
+                    if not self.read_all(replies) or not sender.reply(replies):
                         return
-                    if replies:
-                        held = self.send_gathered(replies, [])
-            elif isinstance(item, str):
-                with self.reading:  # behind the replies of an action the reader thread is answering
-                    held = self.send_gathered([], [item])
-            if held is False:
-                return
-            if item is FLUSH and not self.flush():
+            elif signal is SEND and not sender.drain():
                 return
             now = time.monotonic()
             if now >= next_check:
                 next_check = now + tick
                 if not self.alive(now):
                     return
-
-    def send_gathered(self, replies: list[str], queued: list[str]):
-        """Send `replies`, then `queued` (frames taken from the outbox) and the frames waiting behind
-        them, in one write; return the marker met in the outbox (None if none), or False when the
-        client is gone.
-
-        The outbox's frames count as queued until they are written, so a push meanwhile cannot go
-        out directly ahead of them; and while this socket's replies are unsent it is still `acting`.
-        """
-        conn, marker = self.conn, None
-        while len(queued) < BATCH_FRAMES:
-            try:
-                item = conn.outbox.get_nowait()
-            except queue.Empty:
-                break
-            if not isinstance(item, str):
-                marker = item
-                break
-            queued.append(item)
-        sent = self.send_batch(replies + queued)
-        if replies:  # answered here, with `reading` held: no action is being answered any more
-            self.acting = False
-        for _ in queued:
-            conn.sent()
-        return marker if sent else False
 
     def answer_inline(self) -> None:
         """The client sent a message: answer it here, on the socket's reader thread, and send the
@@ -419,26 +304,21 @@ class Session:
         actions are answered one after the other either way.
         """
         if not self.reading.acquire(blocking=False):
-            self.conn.wake()
+            self.sender.wake()
             return
         logs.bind_request_id(self.request_id)
         replies: list[str] = []
         sent = False
         try:
             try:
-                self.after_replies = []
                 if not self.read_all(replies):
-                    self.conn.wake()  # closed: the handler thread ends the session
+                    self.sender.wake()  # closed: the handler thread ends the session
             except Exception:
                 log.exception("websocket of %s failed", self.game_id)
                 replies.append(encode(self.error("internal_error")))
-                self.conn.close(close_code("internal_error"), "internal_error")
+                self.sender.close(close_code("internal_error"), "internal_error")
             finally:
-                with self.send_lock:
-                    # Under the lock that direct() takes: a frame pushed from now on goes out after these.
-                    texts = replies + self.after_replies
-                    self.after_replies, self.acting = None, False
-                    sent = not texts or self._write(texts)
+                sent = self.sender.reply(replies)
         except Exception:
             # This is simple-websocket's reader thread: an error escaping here would end it silently,
             # leaving a socket nobody reads or pings. Say so, and close the socket properly instead.
@@ -447,7 +327,7 @@ class Session:
         finally:
             self.reading.release()
         if not sent:
-            self.conn.wake()  # gone: the handler thread ends the session
+            self.sender.wake()  # gone: the handler thread ends the session
 
     def alive(self, now: float) -> bool:
         """Check the client between frames; return False when it is gone or has stopped answering.
@@ -468,7 +348,7 @@ class Session:
         else:
             self.ping_unanswered = None
         # Browsers cannot see pings: a frame at least every interval tells the client we live.
-        return now - self.last_sent < self.idle or self.send(frames.KEEPALIVE)
+        return now - self.sender.last_sent < self.idle or self.send(frames.KEEPALIVE)
 
     def read_all(self, replies: list[str]) -> bool:
         """Handle every message waiting, adding the answers to `replies` (the caller sends them, and
@@ -507,18 +387,19 @@ class Session:
             try:
                 request = ACTION_REQUEST.load({key: msg[key] for key in ("action", "version") if key in msg})
             except ValidationError as err:
-                return self.error("invalid_request", schema_detail(err.messages), msg_id, errors=err.messages)
+                return self.error("invalid_request", schema_detail(err.messages), msg_id,
+                                  errors=field_errors(err.messages, "body"))
             version = request["version"]
         if self.token is None:
             return self.error("bad_token", "This socket watches the table: hello with a seat token to act.",
                               msg_id)
-        # Until the answer is written (send_gathered), what is pushed to this socket is queued: it
-        # follows the ack, in the same write.
-        self.acting = True
+        # The mover's order (api.live.wssocket): until the answer is written (Sender.reply), what is
+        # pushed to this socket waits, to follow the ack in the same write.
+        self.sender.hold()
         try:
-            # Each commit goes to this process's sockets of the game at once (the opponent's first, this
-            # one's queued behind the ack), through the hub (the service's fan-out); other processes
-            # get it with the store's nudge.
+            # Each commit advances this process's sockets of the game at once (the opponent's first, this
+            # one's held behind the ack), through the hub (the service's fan-out); other processes
+            # follow the store's announcement.
             outcome = self.service.act(self.game_id, self.token, msg["action"], version, msg_id)
             if outcome.replayed:
                 answer = json.loads(self.service.answer(outcome, self.base_url))
@@ -529,12 +410,12 @@ class Session:
         except StoreUnavailable:
             return self.error("store_unavailable", "", msg_id)
         if not outcome.replayed:
-            # Applied now; the hub has queued its state (should that push have failed, the store's
-            # nudge brings it to this worker's sockets like to any other's).
+            # Applied now; the hub has pushed its state (should that push have failed, the store's
+            # announcement brings it to this worker's sockets like to any other's).
             return frames.ack(msg_id, outcome.version)
         # The answer of an earlier request with this id: its state may be news to this socket.
         new_version = answer["version"]
-        self.conn.offer_state(new_version, lambda _previous: frames.answer_state_frame(answer))
+        self.sender.offer(new_version, lambda _previous: frames.answer_state_frame(answer))
         return frames.ack(msg_id, new_version)
 
 

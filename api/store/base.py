@@ -79,7 +79,7 @@ class GameStore(ABC):
         fingerprint: str = "",
         seat: int = 0,
         log: str = "",
-        frames: str = "",
+        announce: str = "",
     ) -> CommitResult:
         """Atomically replace the document if the stored version equals `expected_version`.
 
@@ -89,9 +89,10 @@ class GameStore(ABC):
         version expected+1, set the lifetime to `ttl` seconds, record `idem_key -> (fingerprint, new
         version)` for `seat` (when a key is given; the seat keeps its newest IDEMPOTENCY_WINDOW records
         and forgets older ones; the records live as long as the game), append `log` (one line: no
-        newline) as the entry of the new version, and publish (game_id, new_version) to subscribers.
-        `frames` (text without meaning to the store: what the committer rendered for subscribers, see
-        api.live.hub) goes along with the nudge's snapshot and is stored nowhere.
+        newline) as the entry of the new version, and announce (game_id, new_version, `announce`) to
+        the subscribers of every process. `announce` is text without meaning to the store, stored
+        nowhere; every subscriber (any process, any client of a shared Redis) reads it, so the caller
+        puts nothing secret in it (api.service: a move's log entry, or nothing).
         """
 
     @abstractmethod
@@ -162,35 +163,34 @@ class GameStore(ABC):
         *,
         on_reset: Callable[[], None] | None = None,
         on_presence: Callable[[str], None] | None = None,
-        snapshots: bool = False,
+        announcements: bool = False,
     ) -> Callable[[], None]:
         """Call `callback(game_id, version)` after every commit by any process sharing this backend.
 
-        With `snapshots`, the call is `callback(game_id, version, snapshot)`: snapshot is the committed
-        (document, log entry, frames) triple, the first two as `load_latest` would return them for that
-        version and `frames` as given to `commit` ("" if none), when the backend carries it with the
-        nudge, else None (then read the game if needed).
+        With `announcements`, the call is `callback(game_id, version, announcement)`: the `announce`
+        text given to that commit ("" if none), or None when the backend tells of a version without
+        its commit's announcement (Redis Cluster, below).
 
         Returns a function that cancels the subscription. Delivery is at-most-once (pub/sub): clients
-        resync by version. (Redis Cluster also nudges a game with its current version, without a
-        snapshot, once its subscription is in place: that may repeat a version already heard.) Only the
-        games passed to `watch` are sure to be heard; most backends hear every game.
+        resync by version. (Redis Cluster also tells of a game's current version, with None for its
+        announcement, once its subscription is in place: that may repeat a version already heard.) Only
+        the games passed to `watch` are sure to be heard; most backends hear every game.
 
-        `on_reset()`, when given, is called after nudges may have been lost (Redis:
+        `on_reset()`, when given, is called after announcements may have been lost (Redis:
         the pub/sub connection dropped and came back); every client should then resync. The in-process
-        backends never lose nudges and never call it. `on_presence(game_id)`, when given, is called
+        backends never lose announcements and never call it. `on_presence(game_id)`, when given, is called
         after the online seats of a game changed (see `set_presence`). Callbacks run on a thread owned
         by the store.
         """
 
     def watch(self, game_id: str) -> None:  # noqa: B027 - optional hook
-        """This process now holds a socket of `game_id`: deliver its nudges (and presence changes) to
+        """This process now holds a socket of `game_id`: deliver its announcements (and presence changes) to
         the subscribers from now on. Called once per game as its first local socket attaches, under
         the caller's lock: it must return at once and never raise. Only a backend whose fan-out is per
         game (Redis Cluster: sharded pub/sub) needs it; the others deliver every game anyway."""
 
     def unwatch(self, game_id: str) -> None:  # noqa: B027 - optional hook
-        """The last local socket of `game_id` went away: its nudges may stop (same rules as `watch`)."""
+        """The last local socket of `game_id` went away: its announcements may stop (as for `watch`)."""
 
     # Presence: which seats of a game have a live connection (websocket) somewhere. It is no part of
     # the game document and changes no version: it is a set of expiring entries, one per connection,
@@ -218,10 +218,10 @@ class GameStore(ABC):
         """Release connections and threads."""
 
 
-def without_snapshot(callback: Callable[[str, int], None]) -> Callable[[str, int, object], None]:
-    """Adapt a subscriber that takes (game_id, version) to the (game_id, version, snapshot) call the
+def version_only(callback: Callable[[str, int], None]) -> Callable[[str, int, object], None]:
+    """Adapt a subscriber that takes (game_id, version) to the (game_id, version, announcement) call the
     stores make internally."""
-    return lambda game_id, version, _snapshot: callback(game_id, version)
+    return lambda game_id, version, _announcement: callback(game_id, version)
 
 
 # The idempotency records of a game, as the embedded stores keep them (Redis keeps the same list as

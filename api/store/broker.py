@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from .base import StoreUnavailable, without_snapshot
+from .base import StoreUnavailable, version_only
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ _STOP = object()
 
 
 class LocalBroker:
-    """Deliver (game_id, version) nudges to the callbacks subscribed in this process."""
+    """Deliver (game_id, version, announcement) to the callbacks subscribed in this process."""
 
     def __init__(self, name: str = "store-broker") -> None:
         self._name = name
@@ -41,10 +41,10 @@ class LocalBroker:
         self._closed = False
 
     def subscribe(
-        self, callback: Callback, on_presence: PresenceCallback | None = None, *, snapshots: bool = False
+        self, callback: Callback, on_presence: PresenceCallback | None = None, *, announcements: bool = False
     ) -> Callable[[], None]:
         """Register `callback` (and `on_presence`); return a function that cancels them (idempotent).
-        With `snapshots`, callback(game_id, version, snapshot) gets what `publish` was given.
+        With `announcements`, callback(game_id, version, announcement) gets what `publish` was given.
 
         Starts the dispatcher thread on first use, so a store nobody listens to owns no thread.
         Raises StoreUnavailable when the broker (its store) was closed.
@@ -54,8 +54,8 @@ class LocalBroker:
                 raise StoreUnavailable("store is closed")
             token = self._next_id
             self._next_id += 1
-            # Stored as callback(game_id, version, snapshot) whatever the subscriber takes.
-            self._callbacks[token] = callback if snapshots else without_snapshot(callback)
+            # Stored as callback(game_id, version, announcement) whatever the subscriber takes.
+            self._callbacks[token] = callback if announcements else version_only(callback)
             if on_presence is not None:
                 self._presence_callbacks[token] = on_presence
             if self._thread is None:
@@ -69,13 +69,13 @@ class LocalBroker:
 
         return cancel
 
-    def publish(self, game_id: str, version: int, snapshot: tuple[str, str, str] | None = None) -> None:
-        """Queue one nudge for every current subscriber; returns at once (no-op without subscribers).
-        `snapshot` is the committed (document, log entry, frames), for subscribers that take it."""
+    def publish(self, game_id: str, version: int, announcement: str = "") -> None:
+        """Queue one announcement of a commit for every current subscriber; returns at once (no-op
+        without subscribers). `announcement`: the commit's public text (GameStore.commit's `announce`)."""
         with self._lock:
             if self._thread is None or self._closed:
                 return
-        self._queue.put((game_id, version, snapshot))
+        self._queue.put((game_id, version, announcement))
 
     def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
         """Record, refresh (`ttl` > 0 seconds) or remove (`ttl` <= 0) one connection's entry; queue a
@@ -133,7 +133,7 @@ class LocalBroker:
             item = self._queue.get()
             if item is _STOP:
                 return
-            game_id, version, snapshot = item  # type: ignore[misc]
+            game_id, version, announcement = item  # type: ignore[misc]
             if version is None:  # a presence nudge
                 with self._lock:
                     presence_callbacks = list(self._presence_callbacks.values())
@@ -147,6 +147,6 @@ class LocalBroker:
                 callbacks = list(self._callbacks.values())
             for callback in callbacks:
                 try:
-                    callback(game_id, version, snapshot)
+                    callback(game_id, version, announcement)
                 except Exception:  # one faulty subscriber must not silence the others
                     log.exception("store subscriber failed for %s v%s", game_id, version)

@@ -70,7 +70,7 @@ class MemoryStore(GameStore):
         fingerprint: str = "",
         seat: int = 0,
         log: str = "",
-        frames: str = "",
+        announce: str = "",
     ) -> CommitResult:
         """Compare-and-set as specified in GameStore.commit; returns a CommitResult, never raises."""
         with self._lock:
@@ -94,7 +94,7 @@ class MemoryStore(GameStore):
                 game.idem = remember(game.idem, idem_key, game.version, fingerprint, seat)
             version = game.version
         # Outside the lock: the broker only queues, but nothing else needs to wait for it.
-        self._broker.publish(game_id, version, (doc, log, frames))
+        self._broker.publish(game_id, version, announce)
         return CommitResult("ok", version)
 
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
@@ -179,13 +179,13 @@ class MemoryStore(GameStore):
         *,
         on_reset: Callable[[], None] | None = None,
         on_presence: Callable[[str], None] | None = None,
-        snapshots: bool = False,
+        announcements: bool = False,
     ) -> Callable[[], None]:
         """Call `callback(game_id, version)` on the broker thread after each commit of this store.
 
         Returns the cancel function. `on_reset` is accepted and never called: nothing is lost in-process.
         """
-        return self._broker.subscribe(callback, on_presence, snapshots=snapshots)
+        return self._broker.subscribe(callback, on_presence, announcements=announcements)
 
     def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
         """Record, refresh or (ttl <= 0) remove a connection's presence entry (in-process, like fan-out)."""

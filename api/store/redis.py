@@ -10,7 +10,7 @@ Keys (all of one game hash-tagged by its id, so each Lua script touches a single
                                        i=<idempotency records>: JSON [[key, version, fingerprint, seat],
                                        ...], the newest IDEMPOTENCY_WINDOW per seat (base.remember)
     cg:v1:g:{<gid>}:log          string  one line per version from 2 on    the game's ttl
-    cg:v1:g:{<gid>}              pub/sub channel; message "<version>\n<document>\n<log entry>[\n<frames>]"
+    cg:v1:g:{<gid>}              pub/sub channel; message "<version>[\n<announcement>]" (public text)
     cg:v1:g:{<gid>}:presence     zset  "<seat>|<member>" scored by expiry (ms, server clock)
     cg:v1:g:{<gid>}:seats        string  the online seats last announced ("0,1")
     cg:v1:g:{<gid>}:presence     pub/sub channel (also matched by the pattern); message: the seats
@@ -25,7 +25,6 @@ A commit is one Lua script: idempotency check, CAS on the version, write, EXPIRE
 idempotency record, log append and PUBLISH happen atomically in one round trip. (Releases up to 0.2.1
 kept the records in a hash of their own, `cg:v1:g:{<gid>}:idem`, one field per key for 24 hours: such
 a key is no longer read and expires by itself.)
-
 
 A commit whose answer is lost (a timeout: the server may be frozen, not gone) is sent again, and the
 server runs every copy it got, in order. So each commit carries a token of its own (`t`, the token of
@@ -46,8 +45,8 @@ one string the commit APPENDs a short line to (a stream entry costs several time
 
 Fan-out (one server, Sentinel): one PSUBSCRIBE `cg:v1:g:*` per store object on its own connection (no
 socket_timeout, health checks every 30 s), read by redis-py's listener thread. If that connection drops,
-redis-py reconnects and re-subscribes on the listener's next read; nudges published meanwhile are lost,
-so the store then calls every `on_reset` hook given to `subscribe` (the hub answers by telling its
+redis-py reconnects and re-subscribes on the listener's next read; announcements published meanwhile are
+lost, so the store then calls every `on_reset` hook given to `subscribe` (the hub answers by telling its
 sockets to resync). Behind Sentinels the reconnect asks them for the primary, so after a failover it
 lands on the new one; and since an old primary that was only cut off or frozen answers again as a
 primary of nothing, the store also listens to the Sentinels (redis_connect.Connector.follow) and, when
@@ -55,11 +54,9 @@ they name a new primary, leaves the old one at once: commands, kept commit conne
 On a cluster the store subscribes game by game instead (`watch`/`unwatch`, from the hub), see
 redis_sharded.
 
-A nudge carries the committed document and log entry, so a subscriber renders it without reading the
-game back: one round trip less between a move and the other workers' sockets; and the frames the
-committer rendered for its subscribers (api.live.hub), so that a subscriber mostly only forwards them. A
-document holding a newline (never compact JSON) cannot be framed so and goes as a bare "<version>":
-then subscribers read.
+A commit's message carries its version and the announcement the caller gave (`commit`'s `announce`,
+public text: a move's log entry), never the document: anyone subscribed to the server, not only our
+workers, may read the channel, and the document holds the seed, the salt and the seats' token hashes.
 """
 
 from __future__ import annotations
@@ -82,7 +79,7 @@ from .base import (
     GameStore,
     OutcomeUnknown,
     StoreUnavailable,
-    without_snapshot,
+    version_only,
 )
 from .redis_connect import connect
 from .redis_sharded import ShardedListener
@@ -170,12 +167,10 @@ end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('APPEND', KEYS[2], ARGV[6] .. '\\n')
 redis.call('EXPIRE', KEYS[2], ARGV[3])
-if string.find(ARGV[2], '\\n', 1, true) then
+if ARGV[9] == '' then
   redis.call('PUBLISH', ARGV[8], new)
-elseif ARGV[9] == '' then
-  redis.call('PUBLISH', ARGV[8], new .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[6])
 else
-  redis.call('PUBLISH', ARGV[8], new .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[6] .. '\\n' .. ARGV[9])
+  redis.call('PUBLISH', ARGV[8], new .. '\\n' .. ARGV[9])
 end
 return {'ok', current + 1}
 """
@@ -363,14 +358,14 @@ class RedisStore(GameStore):
         fingerprint: str = "",
         seat: int = 0,
         log: str = "",
-        frames: str = "",
+        announce: str = "",
     ) -> CommitResult:
         """Compare-and-set as specified in GameStore.commit, in one Lua script; raises StoreUnavailable,
         OutcomeUnknown when the answer (or the replicas' confirmation) did not come."""
         keys = [game_key(game_id, "state"), game_key(game_id, "log")]
         args = [
             expected_version, doc, ttl, "" if idem_key is None else idem_key, fingerprint, log,
-            int(seat), game_channel(game_id), frames, secrets.token_hex(6),
+            int(seat), game_channel(game_id), announce, secrets.token_hex(6),
             "1" if self.wait_replicas else "", IDEMPOTENCY_WINDOW,
         ]  # fmt: skip
         with _errors():
@@ -554,13 +549,13 @@ class RedisStore(GameStore):
         *,
         on_reset: Callable[[], None] | None = None,
         on_presence: Callable[[str], None] | None = None,
-        snapshots: bool = False,
+        announcements: bool = False,
     ) -> Callable[[], None]:
         """Call `callback(game_id, version)` on the listener thread after every commit by any process
-        (with `snapshots`: `callback(game_id, version, (document, log entry) or None)`, see GameStore).
+        (with `announcements`: `callback(game_id, version, announcement or None)`, see GameStore).
 
         `on_reset()` is called (on the same thread) after the pub/sub connection was lost and restored:
-        nudges may have been missed, so every client should resync. `on_presence(game_id)` is called
+        announcements may have been missed, so every client should resync. `on_presence(game_id)` is called
         when a game's online seats changed (see `set_presence`). Returns the cancel function.
         Raises StoreUnavailable when the first subscription cannot reach the server.
         """
@@ -571,8 +566,8 @@ class RedisStore(GameStore):
                 self._start_listener()
             token = self._next_token
             self._next_token += 1
-            # Stored as callback(game_id, version, snapshot) whatever the subscriber takes.
-            self._callbacks[token] = callback if snapshots else without_snapshot(callback)
+            # Stored as callback(game_id, version, announcement) whatever the subscriber takes.
+            self._callbacks[token] = callback if announcements else version_only(callback)
             if on_reset is not None:
                 self._resets[token] = on_reset
             if on_presence is not None:
@@ -631,7 +626,7 @@ class RedisStore(GameStore):
             sharded.unwatch(game_id)
 
     def _catch_up(self, game_id: str) -> None:
-        """The sharded subscription of `game_id` is in place: nudge the subscribers with its current
+        """The sharded subscription of `game_id` is in place: tell the subscribers with its current
         version, so that a socket that read the game before a commit it did not hear resyncs."""
         try:
             with _errors():
@@ -656,21 +651,17 @@ class RedisStore(GameStore):
         game_id = _game_of_channel(channel)
         if game_id is None:
             return
-        head, _, rest = message["data"].partition("\n")
+        head, _, announcement = message["data"].partition("\n")
         try:
             version = int(head)
         except (TypeError, ValueError):
-            # Never the message itself in the log: it holds the document (seed, token hashes).
-            log.warning("ignoring malformed nudge on %s", channel)
+            log.warning("ignoring malformed announcement on %s", channel)
             return
-        doc, sep, rest = rest.partition("\n")
-        entry, _, frames = rest.partition("\n")
-        snapshot = (doc, entry, frames) if sep else None
         with self._sub_lock:
             callbacks = list(self._callbacks.values())
         for callback in callbacks:
             try:
-                callback(game_id, version, snapshot)
+                callback(game_id, version, announcement)
             except Exception:  # one faulty subscriber must not silence the others
                 log.exception("store subscriber failed for %s v%s", game_id, version)
 
@@ -729,7 +720,7 @@ class RedisStore(GameStore):
                 sock.shutdown(socket.SHUT_RDWR)
 
     def _on_reconnect(self, connection: Any) -> None:
-        """Connect callback of the pub/sub connection: tell the subscribers they may have missed nudges."""
+        """Connect callback of the pub/sub connection: the subscribers may have missed announcements."""
         self._outage_delay = 0.0
         log.warning("redis pub/sub connection restored; subscribers must resync")
         with self._sub_lock:

@@ -137,7 +137,7 @@ class SqliteStore(GameStore):
         fingerprint: str = "",
         seat: int = 0,
         log: str = "",
-        frames: str = "",
+        announce: str = "",
     ) -> CommitResult:
         """Compare-and-set as specified in GameStore.commit; raises StoreUnavailable on I/O failure."""
         with self._write() as (conn, now):
@@ -167,7 +167,7 @@ class SqliteStore(GameStore):
             if updated == 0:
                 return CommitResult("conflict", current)
         # Published only after COMMIT succeeded, so a subscriber that reloads sees the new version.
-        self._broker.publish(game_id, new_version, (doc, log, frames))
+        self._broker.publish(game_id, new_version, announce)
         return CommitResult("ok", new_version)
 
     def log_since(self, game_id: str, version: int) -> list[tuple[int, str]]:
@@ -268,14 +268,14 @@ class SqliteStore(GameStore):
         *,
         on_reset: Callable[[], None] | None = None,
         on_presence: Callable[[str], None] | None = None,
-        snapshots: bool = False,
+        announcements: bool = False,
     ) -> Callable[[], None]:
         """Call `callback(game_id, version)` on the broker thread after each commit through this object.
 
         In-process only (see the module docstring). Returns the cancel function. `on_reset` is accepted
         and never called: nothing is lost in-process.
         """
-        return self._broker.subscribe(callback, on_presence, snapshots=snapshots)
+        return self._broker.subscribe(callback, on_presence, announcements=announcements)
 
     def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
         """Record, refresh or (ttl <= 0) remove a connection's presence entry (in-process, like fan-out)."""

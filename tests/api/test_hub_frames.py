@@ -1,25 +1,25 @@
-"""The frames a commit carries in its nudge (api.live.frames.nudge_frames): rendered by the committer for the
-other seats, forwarded as they are by the hubs of other processes, and exactly what those hubs would
-have rendered themselves. The fan-out: docs/architecture.md; a state after every change, per seat:
+"""How the hubs of other processes bring their sockets to a commit (docs/architecture.md): they hear the
+store's announcement (a move's log entry, nothing secret), follow it through their reader (the move
+applied to the version they hold, or a read), and render every frame themselves: exactly the frames
+the committing process renders for its own sockets. A state after every change, per seat:
 docs/websocket.md."""
 
 from __future__ import annotations
 
-import queue
+import time
 
 import pytest
 
 import engine
-from api import auth, jsontext
-from api.live.frames import nudge_frames, state_frame
+from api import auth
+from api.live.frames import state_frame
 from api.live.hub import Connection, Hub
+from api.live.wssocket import Sender
 from api.night import table_info
-from api.service import BOT_SEAT, GameService, Lifetimes, dumps
+from api.service import GameService, Lifetimes
 from api.store.memory import MemoryStore
 
 BASE = "http://table.test/"
-
-
 LIFETIMES = Lifetimes(game=3600, finished=600, lobby=600, transfer=600)
 
 
@@ -44,78 +44,67 @@ def duo(service: GameService):
 
 
 def attach(hub: Hub, game_id: str, seat: int | None, token: str | None, since: int) -> Connection:
-    conn = Connection(game_id, seat, auth.token_hash(token) if token else None, since, 2)
-    hub.attach(conn)  # no `direct`: every frame waits in the outbox, where the test reads it
+    # A socket-less Sender: every frame waits, where the test reads it.
+    conn = Connection(game_id, seat, auth.token_hash(token) if token else None, 2, Sender(None, None, since))
+    hub.attach(conn)
     return conn
 
 
-def states_of(conn: Connection, timeout: float = 5.0) -> list[str]:
-    """Return the state frames queued for `conn`: waits up to `timeout` for the first, then takes what
-    is there (presence frames, which the broker delivers when it likes, are left out)."""
-    out: list[str] = []
-    while not out:
-        item = conn.outbox.get(timeout=timeout)
-        if isinstance(item, str) and item.startswith('{"type":"state"'):
-            out.append(item)
+def states_of(conn: Connection, version: int, timeout: float = 5.0) -> list[str]:
+    """Return the state frames pushed to `conn` once one of `version` is there (waits up to `timeout`)."""
+    deadline = time.monotonic() + timeout
     while True:
-        try:
-            item = conn.outbox.get_nowait()
-        except queue.Empty:
-            return out
-        if isinstance(item, str) and item.startswith('{"type":"state"'):
-            out.append(item)
+        states = [text for text in conn.sender.waiting() if text.startswith('{"type":"state"')]
+        if any(f'"version":{version},' in text for text in states) or time.monotonic() > deadline:
+            return states
+        time.sleep(0.005)
 
 
-def test_the_committer_renders_the_frames_of_the_other_players_seats_only():
-    state = engine.new_game("duo", 5)
-    mover = state.active
-    other = 1 - mover
-    action = engine.legal_actions(state)[0]
-    state, events = engine.apply(state, action)
-    seats = ["a" * 64, "b" * 64]
-    # First the move's events (the log keeps none: other processes render from these), then the frames.
-    head = jsontext.dumps(events)
-    frame = state_frame(state, 7, other, events)
-    assert nudge_frames(state, 7, events, seats, mover) == f"{head}\n{other}:{frame}"
-    # A free seat or a bot's has no socket; solo has no other seat.
-    seats[other] = None
-    assert nudge_frames(state, 7, events, seats, mover) == head
-    seats[other] = BOT_SEAT
-    assert nudge_frames(state, 7, events, seats, mover) == head
+def counting_reads(store) -> list:
+    """Count the store's game reads (load_latest) from now on."""
+    reads: list = []
+    load_latest = store.load_latest
+    store.load_latest = lambda *args: reads.append(args) or load_latest(*args)
+    return reads
 
 
-def test_a_nudge_s_frames_are_forwarded_and_the_rest_is_rendered(service):
+def test_another_hub_follows_a_move_from_the_version_it_holds_without_reading(service):
+    """Every socket of the listening process gets what a hub renders from the committed game: the move's
+    events for the sockets one version behind, none for a socket further behind, the mover's own view
+    and the table's; the listening process read nothing (it held the version before)."""
     game_id, tokens = duo(service)
-    _listener, hub = worker(service.store)
+    listener, hub = worker(service.store)
+    committer, committer_hub = worker(service.store)
     try:
-        game, _events = service.latest(game_id)
+        game, _events = listener.latest(game_id)
+        listener.follow(game_id, game.version, None)  # holds the version before (read once)
         state = game.state()
         mover = state.active
         other = 1 - mover
-        action = engine.legal_actions(state)[0]
-        new_state, events = engine.apply(state, action)
         version = game.version + 1
         behind = attach(hub, game_id, other, tokens[other], game.version - 1)
         ready = attach(hub, game_id, other, tokens[other], game.version)
         moving = attach(hub, game_id, mover, tokens[mover], game.version)
         table = attach(hub, game_id, None, None, game.version)
-        doc = dict(game.doc, position=engine.to_position(new_state))
-        marker = dumps({"type": "state", "version": version, "forwarded": True})
-        hub._on_nudge(game_id, version, (dumps(doc), f"{mover}:{engine.actions.parse(action)}",
-                                         f"{jsontext.dumps(events)}\n{other}:{marker}"))
-        # The socket that held the version before gets the committer's frame as it came.
-        assert states_of(ready) == [marker]
-        # The others get what the hub renders: without events two versions on, the mover's own view,
-        # and the table's.
-        seats = table_info(doc)
-        assert states_of(behind) == [state_frame(new_state, version, other, None, seats)]
-        assert states_of(moving) == [state_frame(new_state, version, mover, events, seats)]
-        assert states_of(table) == [state_frame(new_state, version, None, events, seats)]
+        reads = counting_reads(service.store)
+        action = engine.legal_actions(state)[0]
+        assert committer.act(game_id, tokens[mover], action, game.version, "m1").version == version
+        new_state, events = engine.apply(state, action)
+        seats = table_info(game.doc)
+        assert states_of(ready, version) == [state_frame(new_state, version, other, events, seats)]
+        assert states_of(behind, version) == [state_frame(new_state, version, other, None, seats)]
+        assert states_of(moving, version) == [state_frame(new_state, version, mover, events, seats)]
+        assert states_of(table, version) == [state_frame(new_state, version, None, events, seats)]
+        assert reads == []
+        # The next move made there starts from what it followed: the stored version.
+        after, _ = service.latest(game_id)
+        assert listener.recent.get(game_id, version).doc["position"] == after.doc["position"]
     finally:
         hub.close()
+        committer_hub.close()
 
 
-def test_a_committed_move_reaches_another_hub_with_the_frame_it_would_have_rendered(service):
+def test_a_hub_that_does_not_hold_the_version_before_reads_the_game(service):
     """Through the store's broker, as between two workers: the opponent's socket gets the very frame
     a hub renders from the committed game, with the move's events, and nothing of the mover's hand."""
     game_id, tokens = duo(service)
@@ -126,13 +115,36 @@ def test_a_committed_move_reaches_another_hub_with_the_frame_it_would_have_rende
         mover = game.state().active
         other = 1 - mover
         watcher = attach(hub, game_id, other, tokens[other], game.version)
+        reads = counting_reads(service.store)
         action = engine.legal_actions(game.state())[0]
         outcome = committer.act(game_id, tokens[mover], action, game.version, "m1")
         assert outcome.version == game.version + 1 and not outcome.replayed
+        states = states_of(watcher, outcome.version)
+        assert len(reads) == 1
         after, events = service.latest(game_id)
-        [text] = states_of(watcher)
-        assert text == state_frame(after.state(), after.version, other, events(), table_info(after.doc))
-        assert '"events"' in text
+        assert states == [state_frame(after.state(), after.version, other, events(), table_info(after.doc))]
+        assert '"events"' in states[0]
+    finally:
+        hub.close()
+        committer_hub.close()
+
+
+def test_a_change_at_the_table_is_read_and_a_moved_seat_s_socket_is_closed(service):
+    """A transfer's announcement carries nothing (the seats' token hashes changed): the listening hub
+    reads the game, and the socket of the seat's old device is told and closed."""
+    game_id, tokens = duo(service)
+    _listener, hub = worker(service.store)
+    committer, committer_hub = worker(service.store)
+    try:
+        game, _events = service.latest(game_id)
+        old = attach(hub, game_id, 1, tokens[1], game.version)
+        code = committer.transfer(game_id, tokens[1], BASE)["transfer_code"]
+        committer.join(code, "client", BASE)
+        deadline = time.monotonic() + 5
+        while not old.sender.closing and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert old.sender.closing and old.sender.close_as == (1008, "bad_token")
+        assert '"code":"bad_token"' in old.sender.waiting()[-1]
     finally:
         hub.close()
         committer_hub.close()
