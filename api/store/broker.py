@@ -79,7 +79,7 @@ class LocalBroker:
 
     def set_presence(self, game_id: str, member: str, seat: int, ttl: float) -> None:
         """Record, refresh (`ttl` > 0 seconds) or remove (`ttl` <= 0) one connection's entry; queue a
-        presence nudge when the game's online seats differ from the last ones announced."""
+        presence announcement when the game's online seats differ from the last ones announced."""
         now = time.monotonic()
         with self._lock:
             entries = self._presence.setdefault(game_id, {})
@@ -134,7 +134,7 @@ class LocalBroker:
             if item is _STOP:
                 return
             game_id, version, announcement = item  # type: ignore[misc]
-            if version is None:  # a presence nudge
+            if version is None:  # a presence announcement
                 with self._lock:
                     presence_callbacks = list(self._presence_callbacks.values())
                 for on_presence in presence_callbacks:

@@ -375,5 +375,5 @@ def _cluster(url: str, command: dict, listening: dict, timeout: float, pool_size
         connection_pool_class=NodePool, max_connections=pool_size, timeout=timeout,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2), **node, **cluster_kwargs), pools)
     # A node's pub/sub connection must not reconnect by itself: redis-py would re-subscribe quietly and
-    # the nudges lost meanwhile would go unreported. The listener sees the error and recovers (on_reset).
+    # the announcements lost meanwhile would go unreported. The listener sees the error, recovers (on_reset).
     return Connector("cluster", client, None, options, {**node, **listening, "retry": Retry(NoBackoff(), 0)})

@@ -9,12 +9,12 @@ game's slot, one connection per node, all read by one thread.
 `watch`/`unwatch` only queue the change and wake the thread (the hub calls them under its lock); the
 thread sends the SSUBSCRIBE/SUNSUBSCRIBE. Between a socket's first read of its game and the moment
 the subscription is in place a commit could go unheard, so once the server confirms a game's
-subscription the listener calls `caught_up(game_id)` (the store reads the version and nudges the
+subscription the listener calls `caught_up(game_id)` (the store reads the version and tells the
 subscribers, who resync when they are behind).
 
 When a node's connection fails (the node died, its slots moved to a replica), the listener drops every
 connection, learns the slots again and subscribes every watched game anew, retrying with a backoff;
-then it calls `reset()`: nudges may have been lost meanwhile.
+then it calls `reset()`: announcements may have been lost meanwhile.
 """
 
 from __future__ import annotations
