@@ -24,7 +24,7 @@ def create_app(config: dict | None = None) -> Flask:
     from api import gctune, limits, logs, metrics
     from api.http import bodysize, openapi, probes, problems, routes, web
     from api.limits import Limiter
-    from api.live import ws
+    from api.live import admission, ws
     from api.live.hub import Hub
     from api.service import GameService, Lifetimes
 
@@ -74,6 +74,7 @@ def create_app(config: dict | None = None) -> Flask:
     limits.init_app(app)  # reads of games per client (api.limits)
     openapi.register(app, api)
     ws.init_app(app)  # GET /api/v1/games/{id}/ws and /api/v1/ws.schema.json (docs/websocket.md)
+    admission.init_app(app, store)  # the sockets' places per client address, server-wide
     app.register_blueprint(web.bp)
     app.register_blueprint(probes.bp)  # /healthz, /readyz
     metrics.register(app, watching)  # /metrics

@@ -111,6 +111,12 @@ class Config:
     WS_MAX_PER_CLIENT = 16
     WS_MAX_PER_GAME = 24
     WS_MAX_WATCHERS_PER_GAME = 8
+    # ... and per client address across the whole server (every worker and host: counted in Redis):
+    # sockets waiting for their hello (a phone says it at once), watchers, and seated players (a club
+    # behind one address may seat this many phones at once). 0: no cap.
+    WS_MAX_PENDING_PER_CLIENT = 4
+    WS_MAX_WATCHERS_PER_CLIENT = 8
+    WS_MAX_SEATED_PER_CLIENT = 32
 
     # Serve GET /metrics to clients on this host only (others get 404). `alcabohne serve`, which listens on
     # every interface of a LAN, sets it; deploy/ binds to 127.0.0.1 and nginx admits the host only.
@@ -172,6 +178,9 @@ ENV_KEYS = {
     "ALCABOHNE_WS_MAX_PER_CLIENT": ("WS_MAX_PER_CLIENT", int),
     "ALCABOHNE_WS_MAX_PER_GAME": ("WS_MAX_PER_GAME", int),
     "ALCABOHNE_WS_MAX_WATCHERS_PER_GAME": ("WS_MAX_WATCHERS_PER_GAME", int),
+    "ALCABOHNE_WS_MAX_PENDING_PER_CLIENT": ("WS_MAX_PENDING_PER_CLIENT", int),
+    "ALCABOHNE_WS_MAX_WATCHERS_PER_CLIENT": ("WS_MAX_WATCHERS_PER_CLIENT", int),
+    "ALCABOHNE_WS_MAX_SEATED_PER_CLIENT": ("WS_MAX_SEATED_PER_CLIENT", int),
     "ALCABOHNE_GC_THRESHOLD": ("GC_THRESHOLD", int),
     "ALCABOHNE_METRICS_LOCAL_ONLY": ("METRICS_LOCAL_ONLY", _flag),
 }
