@@ -26,9 +26,12 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-import engine
-from api import jsontext
+from api import jsontext, records
 from engine import actions
+
+# The highest version a request may name (HTTP and websocket): 2**53, the largest integer a JSON number
+# still holds exactly in JavaScript, far above any game's (a version per move, a few hundred a game).
+MAX_VERSION = 2**53
 
 # The event of a change of seats (GET /events, websocket state frames).
 SEAT_EVENT = {"joined": "seat_joined", "transferred": "seat_transferred"}
@@ -102,18 +105,19 @@ class Step:
 
 def replay(start, entries: list[tuple[int, str]]) -> Iterator[Step]:
     """Yield the Step of every (version, entry) of `entries` (the log from version 2 on, in order),
-    replaying the moves from `start`, the engine state of version 1. Raises ValueError when the log
-    does not follow on from version 1 or a move does not apply (a log that is not this game's)."""
-    state = start
-    for expected, (version, text) in enumerate(entries, start=2):
-        if version != expected:
-            raise ValueError(f"the log skips from version {expected - 1} to {version}")
-        entry = parse(text)
-        if isinstance(entry, Change):
-            yield Step(version, entry, state, entry.events())
-            continue
-        try:
-            state, events = engine.apply(state, entry.action)
-        except engine.EngineError as err:
-            raise ValueError(f"version {version} does not replay: {err}") from None
-        yield Step(version, entry, state, events)
+    replaying the moves from `start`, the engine state of version 1 (with api.records.replay, the one
+    replay loop). Raises ValueError when the log does not follow on from version 1 or a move does not
+    apply (a log that is not this game's)."""
+
+    def numbered():
+        for expected, (version, text) in enumerate(entries, start=2):
+            if version != expected:
+                raise ValueError(f"the log skips from version {expected - 1} to {version}")
+            yield version, parse(text)
+
+    def move_of(item, _state):
+        version, entry = item
+        return None if isinstance(entry, Change) else (f"version {version}", entry.action)
+
+    for (version, entry), _before, state, events in records.replay(start, numbered(), move_of):
+        yield Step(version, entry, state, entry.events() if isinstance(entry, Change) else events)

@@ -81,12 +81,37 @@ def start(record: dict):
         raise RecordError(f"the record's mode/seed/options do not start a game: {err}") from None
 
 
+def replay(state, entries, move_of):
+    """Yield (entry, state_before, state_after, events) for each of `entries`, replaying its move with
+    the engine from `state`: the one replay loop behind records (`steps`) and the game log
+    (api.gamelog.replay).
+
+    `move_of(entry, state)` says what the entry did in `state` (and checks what its caller needs):
+    (where, action) for a move, `where` naming it in an error, or None for an entry that moves nothing
+    (the state stays, no events). Raises RecordError when an action does not apply, and whatever
+    `move_of` raises."""
+    for entry in entries:
+        move = move_of(entry, state)
+        if move is None:
+            yield entry, state, state, []
+            continue
+        where, action = move
+        try:
+            after, events = engine.apply(state, action)
+        except engine.EngineError as err:
+            raise RecordError(f"{where}: {action} is not legal here: {err}") from None
+        yield entry, state, after, events
+        state = after
+
+
 def steps(record: dict):
     """Yield (entry, state_before, state_after, events) for each recorded action, replayed with the
     engine. Raises RecordError when an action is malformed, illegal, by the wrong seat, or out of order."""
-    state = start(record)
     last = 0
-    for n, entry in enumerate(record["actions"], 1):
+
+    def move_of(item, state):
+        nonlocal last
+        n, entry = item
         if not isinstance(entry, dict) or not {"version", "seat", "action"} <= set(entry):
             raise RecordError(f"action {n}: needs version, seat and action")
         where = f"action {n} (version {entry['version']})"
@@ -97,12 +122,10 @@ def steps(record: dict):
             raise RecordError(f"{where}: the game was already over")
         if entry["seat"] != state.active:
             raise RecordError(f"{where}: seat {entry['seat']} acted, but seat {state.active} was to move")
-        try:
-            after, events = engine.apply(state, entry["action"])
-        except engine.EngineError as err:
-            raise RecordError(f"{where}: {entry['action']} is not legal here: {err}") from None
-        yield entry, state, after, events
-        state = after
+        return where, entry["action"]
+
+    for (_n, entry), before, after, events in replay(start(record), enumerate(record["actions"], 1), move_of):
+        yield entry, before, after, events
 
 
 def verify(record: dict, expected_commitment: str | None = None) -> dict:

@@ -15,6 +15,7 @@ import engine.actions
 import engine.bots
 from api import auth, night
 from api.errors import CODES
+from api.gamelog import MAX_VERSION
 
 VIEW_DOC = (
     "What the caller's seat may see (docs/protocol.md, engine.view): mode, phase, active, seat, players "
@@ -171,7 +172,7 @@ class ActionRequestSchema(StrictSchema):
         "type": "object",
         "description": "An action of docs/protocol.md, e.g. {\"type\": \"plant_hand\", \"field\": 0}.",
         "examples": [{"type": "end_phase"}]})
-    version = JsonInteger(required=True, validate=validate.Range(min=1, max=2**53),
+    version = JsonInteger(required=True, validate=validate.Range(min=1, max=MAX_VERSION),
                              metadata={"description": "The version the caller's decision is based on."})
 
 
@@ -179,7 +180,7 @@ class EventsQuerySchema(Schema):
     class Meta:
         unknown = "exclude"  # other query parameters (cache busters) are ignored
 
-    since = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53),
+    since = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_VERSION),
                            metadata={"description": "Return the log entries after this version."})
 
 

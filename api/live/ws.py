@@ -33,6 +33,7 @@ from simple_websocket import ConnectionClosed
 
 from api import auth, clientjson, logs
 from api.errors import OUTCOME_UNKNOWN_DETAIL, ApiError, field_errors, schema_detail
+from api.gamelog import MAX_VERSION
 from api.http.schemas import ActionRequestSchema
 from api.limits import client_key
 from api.live import frames
@@ -63,8 +64,6 @@ MAX_MESSAGE = 16 * 1024
 MAX_ID = 255
 
 ACTION_REQUEST = ActionRequestSchema()
-# The largest version ActionRequestSchema accepts.
-MAX_VERSION = 2**53
 
 bp = Blueprint("live", __name__)
 sock = Sock()

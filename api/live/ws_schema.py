@@ -7,6 +7,7 @@ the client's contract, explains the conversation: frame order, which errors clos
 from __future__ import annotations
 
 from api.errors import CODES
+from api.gamelog import MAX_VERSION
 
 _ID = {"type": "string", "minLength": 1, "maxLength": 255,
        "description": "A fresh random id (UUID) per action, reused on retry; it is the Idempotency-Key."}
@@ -48,7 +49,7 @@ CLIENT = {
                       }),
     "action": _message("action", "A move, as POST /games/{id}/actions; answered by ack or error.", {
         "id": _ID,
-        "version": {**_VERSION, "maximum": 2**53,
+        "version": {**_VERSION, "maximum": MAX_VERSION,
                     "description": "The version the move was chosen at (as in POST /actions: 3.0 is 3)."},
         "action": {"type": "object", "description": "An action of docs/protocol.md.", "required": ["type"]},
     }, ("id", "version", "action")),
