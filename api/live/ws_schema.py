@@ -6,26 +6,34 @@ the client's contract, explains the conversation: frame order, which errors clos
 
 from __future__ import annotations
 
-from api.errors import CODES
+import engine.bots
+import engine.schemas
+from api.errors import CODES, FIELD_ERROR_SCHEMA
 from api.gamelog import MAX_VERSION
+
+
+def _ref(name: str) -> str:
+    return f"#/$defs/{name}"
+
+
+# The objects the frames carry, in the same words as the OpenAPI document (engine.schemas): views,
+# actions, one schema per event type.
+DEFS = engine.schemas.components(_ref)
+DEFS["FieldError"] = FIELD_ERROR_SCHEMA
+DEFS["SeatInfo"] = {
+    "type": "object", "additionalProperties": False, "required": ["seat", "taken", "name"],
+    "description": "A seat as GET /games/{id} shows it: taken, the player's name (plain text, null when "
+                   "none was given, always null on a bot's seat), and the bot's name on its seat.",
+    "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 1},
+                   "taken": {"type": "boolean"},
+                   "name": {"type": ["string", "null"]},
+                   "bot": {"type": "string", "enum": list(engine.bots.BOTS)}}}
 
 _ID = {"type": "string", "minLength": 1, "maxLength": 255,
        "description": "A fresh random id (UUID) per action, reused on retry; it is the Idempotency-Key."}
 _VERSION = {"type": "integer", "minimum": 1}
-
-_VIEW = {
-    "type": "object",
-    "description": "engine.view for the socket's seat (docs/protocol.md); the table view for a watcher.",
-    "required": ["mode", "phase", "active", "seat", "players", "bosses", "display", "legal_actions"],
-    "properties": {
-        "mode": {"enum": ["duo", "solo"]},
-        "phase": {"enum": ["leftovers", "protection", "plant", "use", "over"]},
-        "active": {"type": "integer"},
-        "seat": {"type": ["integer", "null"]},
-        "players": {"type": "array", "items": {"type": "object", "required": ["hand", "hand_size"]}},
-        "legal_actions": {"type": "array", "items": {"type": "object", "required": ["type"]}},
-    },
-}
+_VIEW = {"$ref": _ref("View"), "description": "engine.view for the socket's seat (docs/protocol.md §5); the "
+                                              "table view for a watcher."}
 
 
 def _message(kind: str, description: str, properties: dict, required: tuple[str, ...] = ()) -> dict:
@@ -33,7 +41,8 @@ def _message(kind: str, description: str, properties: dict, required: tuple[str,
         "type": "object",
         "description": description,
         "required": ["type", *required],
-        "properties": {"type": {"const": kind}, **properties},
+        "properties": {"type": {"type": "string", "const": kind}, **properties},
+        "additionalProperties": False,
     }
 
 
@@ -51,7 +60,7 @@ CLIENT = {
         "id": _ID,
         "version": {**_VERSION, "maximum": MAX_VERSION,
                     "description": "The version the move was chosen at (as in POST /actions: 3.0 is 3)."},
-        "action": {"type": "object", "description": "An action of docs/protocol.md.", "required": ["type"]},
+        "action": {"$ref": _ref("Action"), "description": "An action of docs/protocol.md §3."},
     }, ("id", "version", "action")),
 }
 
@@ -62,17 +71,11 @@ SERVER = {
                       "hold, except the first after a hello, which replaces what they hold.", {
                           "version": _VERSION,
                           "view": _VIEW,
-                          "events": {"type": "array", "items": {"type": "object", "required": ["type"]},
+                          "events": {"type": "array", "items": {"$ref": _ref("Event")},
                                      "description": "When the socket held version - 1: that version's "
                                                     "events, redacted for the seat."},
                           "seats": {"type": "array", "description": "The seats as GET /games/{id} shows "
-                                    "them: a name (plain text, null when none was given, always null on a "
-                                    "bot's seat), taken, and the bot's name on its seat.", "items": {
-                                        "type": "object", "required": ["seat", "taken", "name"],
-                                        "properties": {"seat": {"type": "integer"},
-                                                       "taken": {"type": "boolean"},
-                                                       "name": {"type": ["string", "null"]},
-                                                       "bot": {"type": "string"}}}},
+                                    "them.", "items": {"$ref": _ref("SeatInfo")}},
                           "rematch": {"type": ["string", "null"], "description": "The id of the next "
                                       "game of the same players once one exists (POST "
                                       "/games/{id}/rematch), else null."},
@@ -87,7 +90,9 @@ SERVER = {
                          "ping interval).", {
                              "seats": {"type": "array", "items": {
                                  "type": "object", "required": ["seat", "online"],
-                                 "properties": {"seat": {"type": "integer"}, "online": {"type": "boolean"}}}},
+                                 "additionalProperties": False,
+                                 "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 1},
+                                                "online": {"type": "boolean"}}}},
                          }, ("seats",)),
     "ack": _message("ack", "The action with this id was applied (or had been: a retry) and made `version`; "
                     "the state of that version follows (for a retry it may have come already).",
@@ -108,9 +113,10 @@ SERVER = {
                           "retry_after": {"type": "integer", "minimum": 1,
                                           "description": "rate_limited, server_busy: seconds to wait (as "
                                                          "Retry-After)."},
-                          "errors": {"type": "object", "description": "invalid_request for an action "
-                                     "that does not match the request schema: the messages per field, as "
-                                     "the HTTP problem's errors."},
+                          "errors": {"type": "array", "items": {"$ref": _ref("FieldError")}, "minItems": 1,
+                                     "description": "invalid_request for an action that does not match the "
+                                                    "request schema: every problem found, as the HTTP "
+                                                    "problem's errors (location body: the message)."},
                       }, ("id", "code", "status", "detail")),
     "resync": _message("resync", "The server may have missed changes (its store connection came back and "
                        "the game could not be read): close the socket and reconnect with hello and the "
@@ -129,8 +135,13 @@ SCHEMA = {
     "$defs": {
         **{f"client_{k}": v for k, v in CLIENT.items()},
         **{f"server_{k}": v for k, v in SERVER.items()},
-        "clientMessage": {"oneOf": [{"$ref": f"#/$defs/client_{k}"} for k in CLIENT]},
-        "serverMessage": {"oneOf": [{"$ref": f"#/$defs/server_{k}"} for k in SERVER]},
+        "clientMessage": {"oneOf": [{"$ref": f"#/$defs/client_{k}"} for k in CLIENT],
+                          "discriminator": {"propertyName": "type",
+                                            "mapping": {k: f"#/$defs/client_{k}" for k in CLIENT}}},
+        "serverMessage": {"oneOf": [{"$ref": f"#/$defs/server_{k}"} for k in SERVER],
+                          "discriminator": {"propertyName": "type",
+                                            "mapping": {k: f"#/$defs/server_{k}" for k in SERVER}}},
+        **DEFS,
     },
     "oneOf": [{"$ref": "#/$defs/clientMessage"}, {"$ref": "#/$defs/serverMessage"}],
 }
