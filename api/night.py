@@ -10,21 +10,50 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+import unicodedata
 
 NAME_MAX = 24
-# Longest name text accepted before trimming (the trimmed name is at most NAME_MAX).
+# Longest name text accepted before trimming (in code points; what a person sees is at most NAME_MAX).
 NAME_RAW_MAX = 64
-# Characters a name may never hold: C0 and C1 controls, line and paragraph separators, and the bidi
-# overrides and isolates (they would reorder the text around the name on the other phone).
-_FORBIDDEN = r"\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-# A name: optional whitespace, then 1..NAME_MAX characters that start and end with a non-space, then
+# Combining marks one character may carry (Vietnamese needs two; a stack of dozens covers the lines
+# around the name).
+MARKS_MAX = 3
+ZWJ = "\u200d"
+# Characters a name may never hold, as a regular expression class: C0 and C1 controls, line and paragraph
+# separators, the bidi marks, overrides and isolates (they would reorder the text around the name on the
+# other phone), and the invisible ones (zero-width spaces and joiners but the emoji's ZWJ, word joiner,
+# soft hyphen, Hangul fillers, the Braille blank, tag characters, byte-order mark). The OpenAPI pattern
+# holds this much; `clean_name` checks the rest (every format character, what a person sees).
+_FORBIDDEN = (r"\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c"
+              r"\u200e\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufeff\uffa0\ufff9-\ufffb"
+              r"\U000e0000-\U000e007f")
+# A name: optional whitespace, then 1..NAME_RAW_MAX characters that start and end with a non-space, then
 # optional whitespace. It is the `pattern` of the OpenAPI document too, so a client (and schemathesis)
-# knows exactly what is accepted; it is applied as JSON Schema does (re.search).
-NAME_PATTERN = (rf"^[^\S{_FORBIDDEN}]*[^\s{_FORBIDDEN}](?:[^{_FORBIDDEN}]{{0,{NAME_MAX - 2}}}"
+# knows what may be sent; it is applied as JSON Schema does (re.search).
+NAME_PATTERN = (rf"^[^\S{_FORBIDDEN}]*[^\s{_FORBIDDEN}](?:[^{_FORBIDDEN}]{{0,{NAME_RAW_MAX - 2}}}"
                 rf"[^\s{_FORBIDDEN}])?[^\S{_FORBIDDEN}]*$")
 _NAME_RE = re.compile(NAME_PATTERN)
-NAME_RULE = (f"A name is 1-{NAME_MAX} characters after trimming, without control characters "
-             f"(at most {NAME_RAW_MAX} before trimming).")
+NAME_RULE = (f"A name is 1-{NAME_MAX} characters as a person sees them (a letter with its accents, an "
+             f"emoji), after trimming, without control, invisible or direction-changing characters "
+             f"(at most {NAME_RAW_MAX} code points before trimming); names of the game (the computer, the "
+             f"Mafia, its bosses, 'you', 'Player 1') are kept for the game.")
+RESERVED_RULE = ("That name belongs to the game (the computer, the Mafia or one of its bosses, 'you' or a "
+                 "seat's number): please choose another. / Dieser Name gehört zum Spiel (der Computer, die "
+                 "Mafia oder einer ihrer Bosse, 'Du' oder eine Platznummer): bitte wähle einen anderen.")
+# Names that belong to the game, in both languages, compared as `_name_key` makes them (case, accents,
+# spaces, punctuation and look-alike digits ignored; "Computer 2" counts as "Computer").
+RESERVED = frozenset({
+    "computer", "thecomputer", "dercomputer", "computerplayer", "computerspieler", "bot", "cpu", "ai", "ki",
+    "mafia", "themafia", "diemafia", "beanmafia", "bohnenmafia", "mafiaboss", "boss", "theboss", "derboss",
+    "alcabohne", "doncorlebohne", "joebohnano", "cabohne", "corlebohne", "bohnano", "alcabohneonline",
+    "you", "du", "player", "spieler", "spielerin",
+})
+_LOOKALIKE = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s",
+                            "|": "i"})
+# Emoji modifiers (skin tones) and presentation selectors belong to the emoji before them.
+_EMOJI_PARTS = frozenset(chr(c) for c in range(0x1F3FB, 0x1F400)) | {"\ufe0e", "\ufe0f"}
+_REGIONAL = range(0x1F1E6, 0x1F200)  # flags are pairs of regional indicators
+
 
 # The placeholder of a rematch seat kept for the other player of the finished game until they ask for
 # it (POST /games/{id}/rematch): never equal to a token hash (64 hex digits), never a free seat.
@@ -38,10 +67,77 @@ TUTORIAL_SEED = 20261393
 
 
 def clean_name(value: str) -> str:
-    """Return `value` trimmed; raise ValueError (NAME_RULE) when it is not a valid name."""
+    """Return `value` as kept: NFC, every space a plain one, runs of spaces as one, trimmed. Raise
+    ValueError (NAME_RULE, or RESERVED_RULE for a name of the game) when it is not a valid name."""
     if not isinstance(value, str) or len(value) > NAME_RAW_MAX or _NAME_RE.search(value) is None:
         raise ValueError(NAME_RULE)
-    return value.strip()
+    text = unicodedata.normalize("NFC", value)
+    text = " ".join("".join(" " if unicodedata.category(ch) == "Zs" else ch for ch in text).split(" "))
+    text = re.sub(" +", " ", text).strip()
+    if visible_length(text) is None:
+        raise ValueError(NAME_RULE)
+    if _name_key(text) & RESERVED:
+        raise ValueError(RESERVED_RULE)
+    return text
+
+
+def visible_length(text: str) -> int | None:
+    """Return how many characters a person sees in `text` (grapheme clusters, approximately: a base
+    with its combining marks, an emoji with its modifiers and ZWJ-joined parts, a flag), or None when
+    the text may not be a name: a control, unassigned, private-use or format character (but a ZWJ
+    between two symbols), more than MARKS_MAX marks on one character, nothing visible at all, or more
+    than NAME_MAX characters."""
+    count, marks, visible = 0, 0, False
+    prev = ""
+    for i, ch in enumerate(text):
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp"):
+            return None
+        if ch == ZWJ:
+            after = text[i + 1] if i + 1 < len(text) else ""
+            if not (prev and unicodedata.category(prev) in ("So", "Sk") or prev in _EMOJI_PARTS) \
+                    or not after or unicodedata.category(after) != "So":
+                return None
+        elif cat == "Cf":
+            return None
+        elif cat.startswith("M") or ch in _EMOJI_PARTS:
+            if not prev or prev == " ":
+                return None  # a mark on nothing, or on a space, shows as nothing
+            marks += 1
+            if marks > MARKS_MAX:
+                return None
+        elif prev == ZWJ or (ord(ch) in _REGIONAL and prev and ord(prev) in _REGIONAL and count_pair(
+                text, i)):
+            pass  # joined to the character before
+        else:
+            count += 1
+            marks = 0
+            visible = visible or cat[0] in "LNPS"
+        prev = ch
+    if not visible or count > NAME_MAX:
+        return None
+    return count
+
+
+def count_pair(text: str, i: int) -> bool:
+    """Whether the regional indicator at `i` is the second of a flag (an odd run position)."""
+    run = 0
+    j = i - 1
+    while j >= 0 and ord(text[j]) in _REGIONAL:
+        run += 1
+        j -= 1
+    return run % 2 == 1
+
+
+def _name_key(text: str) -> set[str]:
+    """The forms a name is compared to RESERVED in: compatibility forms folded, accents dropped, case
+    folded, only letters and digits left; then look-alike digits as letters, with and without a
+    number at the end ("Player 2", "C0mputer")."""
+    folded = unicodedata.normalize("NFKD", text).casefold()
+    plain = "".join(ch for ch in folded if not unicodedata.category(ch).startswith("M"))
+    base = "".join(ch for ch in plain.translate(_LOOKALIKE) if ch.isalnum() or ch in "0123456789")
+    bare = "".join(ch for ch in plain if ch.isalnum()).rstrip("0123456789").translate(_LOOKALIKE)
+    return {base, bare}
 
 
 def names(doc: dict) -> list[str | None]:

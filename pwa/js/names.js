@@ -7,13 +7,23 @@ import * as store from './store.js';
 
 export const MAX_NAME = 24;
 
-// Control characters (C0, DEL, C1), line and paragraph separators, and the bidi overrides and isolates
-// that could turn the text around a name on screen: the server refuses the same set.
-const UNWANTED = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// Control characters (C0, DEL, C1), line and paragraph separators, the bidi marks, overrides and
+// isolates that could turn the text around a name on screen, and invisible characters (zero-width
+// spaces, word joiner, soft hyphen, Hangul fillers, Braille blank, tags): the server refuses the same set
+// (api/night.py, which also keeps the names of the game: Computer, Mafia, the bosses).
+const UNWANTED = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu;
+// Right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko, ... and their presentation forms).
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
 
-/** The name as the server accepts it (trimmed, no control characters, <= MAX_NAME), or null. */
+/** A name as shown inside a sentence: one with right-to-left letters goes between first-strong and
+ * pop-directional isolates, so it cannot reorder the words, numbers or marks around it (the server
+ * refuses every bidi control in names; a name without such letters cannot reorder this LTR text). */
+export const isolate = (name) => (RTL.test(name) ? `\u2068${name}\u2069` : name);
+
+/** The name as the server accepts it (NFC, trimmed, no control or invisible characters, <= MAX_NAME),
+ * or null. */
 export function cleanName(raw) {
-  const s = String(raw ?? '').replace(UNWANTED, '').trim();
+  const s = String(raw ?? '').normalize('NFC').replace(UNWANTED, '').trim();
   const cut = [...s].slice(0, MAX_NAME).join('').trim(); // by code points: never half an emoji
   return cut || null;
 }
@@ -32,7 +42,7 @@ export const currentSeats = () => current;
 export function seatName(seat, seats = current) {
   const info = (seats || []).find((x) => x.seat === seat);
   const name = info && cleanName(info.name);
-  if (name) return name;
+  if (name) return isolate(name);
   if (info && info.bot) return t('social.computer');
   return t('who.seat', { n: seat + 1 });
 }
