@@ -124,7 +124,7 @@ _LISTEN_SLICE = 0.25
 _RECONNECT_FIRST, _RECONNECT_CAP = 0.1, 2.0
 
 # KEYS: state, log.  ARGV: expected, doc, ttl, idem key ('' for none), fingerprint, log, the key's seat,
-# channel, frames, commit token, "1" when the caller WAITs for replicas, the records kept per seat.
+# channel, announcement, commit token, "1" when the caller WAITs for replicas, the records kept per seat.
 # Returns {status, version}: for a duplicate, the version the key's commit produced; "ok" also for a
 # copy of the latest commit (its token). Those two answers write nothing, unless the caller WAITs: then
 # they refresh a lifetime, a write that replicates after the commit they report, so that WAIT on this
