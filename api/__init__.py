@@ -48,9 +48,10 @@ def create_app(config: dict | None = None) -> Flask:
         from api.store import open_store
 
         store = open_store(app.config["STORE_URL"], app.config["DATA_DIR"])
+        app.extensions["alcabohne.own_store"] = store  # opened here, so closed by close(app)
     c = app.config
     # The service is built with what hears of its work: the hub fans each commit out to the websockets
-    # (of this process at once, of others through the store's nudge); the observer feeds the metrics.
+    # (of this process at once, of others through the store's announcement); the observer feeds the metrics.
     watching = metrics.observer(store)
     hub = Hub(store, ping_interval=c["WS_PING_INTERVAL"] or 25.0, observer=watching)
     app.extensions["alcabohne.hub"] = hub
@@ -82,6 +83,17 @@ def create_app(config: dict | None = None) -> Flask:
     app.after_request(_cors)
     gctune.tune(app.config["GC_THRESHOLD"])  # last: what exists now is frozen (in a worker, the app)
     return app
+
+
+def close(app: Flask) -> None:
+    """Stop every thread `app` started (the hub's, the metrics flusher) and close a store it opened.
+
+    The owner of an app calls this when it is done with it: a test, or a process that shuts down."""
+    app.extensions["alcabohne.hub"].close()
+    app.extensions["alcabohne.active_games"].close()
+    own = app.extensions.get("alcabohne.own_store")
+    if own is not None:
+        own.close()
 
 
 def _api_class():

@@ -38,12 +38,13 @@ class ActiveGames:
         self._lock = threading.Lock()
         self._pending: dict[str, float] = {}  # moves noted since the last write
         self._flusher: threading.Thread | None = None
+        self._closed = threading.Event()
 
     def touch(self, game_id: str) -> None:
         """Note a move of `game_id` now (never raises, never waits for the store)."""
         with self._lock:
             self._pending[game_id] = time.time()
-            if self._flusher is None:
+            if self._flusher is None and not self._closed.is_set():
                 # Started by the first move, so in the gunicorn worker (after the fork), not the master.
                 self._flusher = threading.Thread(target=self._flush_loop, name="active-games", daemon=True)
                 self._flusher.start()
@@ -60,16 +61,26 @@ class ActiveGames:
         except Exception as err:  # noqa: BLE001 - an outage is reported by /readyz, not here
             log.debug("active games not recorded: %r", err)
 
+    def close(self) -> None:
+        """Stop the flusher now (writing what is noted) and start no other; for an app being shut down."""
+        self._closed.set()
+        with self._lock:
+            flusher = self._flusher
+        if flusher is not None:
+            flusher.join()
+        self.flush()
+
     def _flush_loop(self) -> None:
-        # Ends when a period passes without moves (the next move starts another): an idle process, or an
-        # app a test has dropped, keeps no thread for this.
-        while True:
-            time.sleep(self._flush_every)
+        # Ends when a period passes without moves (the next move starts another), so an idle process
+        # keeps no thread for this; or at once on close().
+        while not self._closed.wait(self._flush_every):
             with self._lock:
                 if not self._pending:
                     self._flusher = None
                     return
             self.flush()
+        with self._lock:
+            self._flusher = None
 
     def count(self) -> int | None:
         """Return the number of active games, or None when the store cannot be asked."""

@@ -1,9 +1,17 @@
-"""Shared pytest configuration: hypothesis profiles, selected with HYPOTHESIS_PROFILE (default: "default").
+"""Shared pytest configuration: hypothesis profiles, selected with HYPOTHESIS_PROFILE (default: "default"),
+and the test lanes.
 
 Tests pick their own `max_examples`; the profiles only decide timing and reproducibility.
+
+Lanes: `./test --fast` (the edit loop) runs what needs no browser, no gunicorn, no Sentinel or Cluster and
+no long property run, by deselecting the markers `browser`, `gunicorn`, `cluster` and `slow`. Whole folders
+are marked here by where they are (FOLDER_LANES); a test that starts gunicorn is marked by its module
+(`pytestmark`) or itself, and a gunicorn started in the fast lane fails the test (tests/live/servers.py:
+`refuse_in_fast_lane`), so a missing mark cannot slip a slow test into the edit loop unnoticed.
 """
 
 import os
+from pathlib import Path
 
 from hypothesis import settings
 
@@ -30,3 +38,26 @@ def pytest_sessionfinish(session, exitstatus):
         reporter.write_line(f"ALCABOHNE_CI=1: {len(skipped)} test(s) skipped; CI must run them all.",
                             red=True)
         session.exitstatus = 1
+
+
+TESTS = Path(__file__).parent
+# Folders whose every test belongs to a slow lane, and the marker that says which.
+FOLDER_LANES = {"e2e": "browser", "scaling": "cluster",
+                "security": "gunicorn", "faults": "gunicorn", "clients": "gunicorn"}
+# Run first, so that the parallel workers end together instead of one finishing a long test alone.
+SLOW_FIRST = ("e2e", "scaling", "faults", "security", "clients", "live", "docs", "deploy")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        parts = Path(item.path).relative_to(TESTS).parts
+        lane = FOLDER_LANES.get(parts[0]) if len(parts) > 1 else None
+        if lane:
+            item.add_marker(lane)
+
+    def rank(item):
+        parts = Path(item.path).relative_to(TESTS).parts
+        slow = parts[0] in SLOW_FIRST or any(item.get_closest_marker(m) for m in ("gunicorn", "slow"))
+        return 0 if slow else 1
+
+    items.sort(key=rank)  # stable: the order inside each group is the files' own

@@ -14,6 +14,7 @@ import pytest
 import redis
 
 import engine
+from api import close as close_app
 from api import create_app
 from api.store.base import GameStore
 from api.store.memory import MemoryStore
@@ -59,14 +60,18 @@ def make_app(store: GameStore, **config):
 
 @pytest.fixture
 def client(api_store):
-    """A Flask test client on an app over `api_store`."""
-    return make_app(api_store).test_client()
+    """A Flask test client on an app over `api_store` (the app closed before the store)."""
+    app = make_app(api_store)
+    yield app.test_client()
+    close_app(app)
 
 
 @pytest.fixture
 def mclient(memory_store):
     """A Flask test client on an app over `memory_store`."""
-    return make_app(memory_store).test_client()
+    app = make_app(memory_store)
+    yield app.test_client()
+    close_app(app)
 
 
 def bearer(token: str) -> dict:

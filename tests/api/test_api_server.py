@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from api.cli.serve import check_port, public_base, serve
+from tests.live.servers import refuse_in_fast_lane
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,6 +40,7 @@ def request(url: str, body: dict | None = None, headers: dict | None = None) -> 
 
 
 def start(tmp_path, workers: int = 1, redis_url: str | None = None):
+    refuse_in_fast_lane()
     port = free_port()
     code = (f"from api.cli.serve import serve; "
             f"serve('127.0.0.1', {port}, {workers}, {str(tmp_path)!r}, None, {redis_url!r})")
@@ -83,6 +85,7 @@ def play_a_little(base: str) -> None:
         version = answer["version"]
 
 
+@pytest.mark.gunicorn
 def test_serve_starts_gunicorn_with_the_embedded_store(tmp_path):
     proc, base = start(tmp_path)
     try:
@@ -95,6 +98,7 @@ def test_serve_starts_gunicorn_with_the_embedded_store(tmp_path):
 
 
 @pytest.mark.redis
+@pytest.mark.gunicorn
 def test_serve_runs_two_workers_on_redis(tmp_path, redis_server):
     proc, base = start(tmp_path, workers=2, redis_url=redis_server.url)
     try:
@@ -155,6 +159,7 @@ def test_a_free_port_passes_the_check_and_a_stopped_servers_last_connection_does
 def test_the_production_app_has_no_benchmark_or_test_only_routes(monkeypatch):
     """The benchmarks' baselines live in tests/perf/baselines.py; the variables that once switched them
     (and a test-only debug frame) on in the production app do nothing."""
+    from api import close as close_app
     from api import create_app
     from api.store.memory import MemoryStore
 
@@ -168,5 +173,5 @@ def test_the_production_app_has_no_benchmark_or_test_only_routes(monkeypatch):
         assert not [r for r in routes if "bench" in r], routes
         assert not {"BENCH", "WS_BASELINE", "WS_DEBUG"} & set(app.config)
     finally:
-        app.extensions["alcabohne.hub"].close()
+        close_app(app)
         store.close()

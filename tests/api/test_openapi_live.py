@@ -24,7 +24,7 @@ import redis
 from api.http import openapi
 from tests.live.servers import Gunicorn
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.gunicorn]
 
 # Limits off (0), as in test_api_openapi.py: the 429s are covered by the recorded examples.
 UNLIMITED = {f"ALCABOHNE_{kind}_LIMIT": "0" for kind in ("CREATE", "MOVE", "HELLO", "TRANSFER", "JOIN",

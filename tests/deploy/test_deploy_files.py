@@ -83,6 +83,7 @@ def _gunicorn_settings() -> dict:
     return json.loads(out)
 
 
+@pytest.mark.gunicorn
 def test_gunicorn_config_loads_and_never_logs_secrets(tmp_path: Path) -> None:
     settings = _gunicorn_settings()
     assert settings["worker_class"] == "gthread" and settings["max_requests"] == 0

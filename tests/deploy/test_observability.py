@@ -21,7 +21,7 @@ from tests.live.play import duo_game
 from tests.live.servers import ROOT, free_port
 from tests.redis_server import RedisServer, require_redis_server, terminate
 
-pytestmark = [pytest.mark.redis, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.redis, pytest.mark.gunicorn, pytest.mark.timeout(120)]
 
 
 class Deployed:

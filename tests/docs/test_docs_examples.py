@@ -183,6 +183,7 @@ def _sample_output(block: Block) -> dict | None:
 
 @pytest.mark.redis
 @pytest.mark.parametrize("block", of_kind("sh"), ids=str)
+@pytest.mark.gunicorn
 def test_sh_examples_run(block: Block, live: Gunicorn):
     assert EXAMPLE_HOST in block.text, f"{block}: an API example addresses {EXAMPLE_HOST}"
     done = _run(["bash", "-euo", "pipefail", "-s"], block.text, live)
@@ -198,12 +199,14 @@ def test_sh_examples_run(block: Block, live: Gunicorn):
 
 @pytest.mark.redis
 @pytest.mark.parametrize("block", of_kind("python"), ids=str)
+@pytest.mark.gunicorn
 def test_python_examples_run(block: Block, live: Gunicorn):
     _run([sys.executable, "-"], block.text, live)
 
 
 @pytest.mark.redis
 @pytest.mark.parametrize("block", of_kind("js"), ids=str)
+@pytest.mark.gunicorn
 def test_js_examples_run(block: Block, live: Gunicorn):
     _run([*node_command(), "--input-type=module", "-"], block.text, live, timeout=300)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import WSGIRequestHandler, make_server
 
+from api import close as close_app
 from api import create_app
 from api.store import open_store
 
@@ -68,9 +69,7 @@ def server(tmp_path_factory):
     srv.shutdown()
     srv.server_close()
     thread.join(timeout=5)
-    hub = app.extensions.get("alcabohne.hub")
-    if hub is not None:
-        hub.close()
+    close_app(app)
     store.close()
 
 

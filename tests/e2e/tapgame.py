@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import secrets
 import statistics
+import urllib.error
 import urllib.request
 
 import engine
@@ -173,12 +174,41 @@ def settle(page) -> int:
     return int(page.get_attribute(".table", "data-version"))
 
 
+def sampled(per_kind: int = 2, every: int = 9):
+    """An `on_phone` choice for play(): the first `per_kind` decisions of each (phase, action kind) and then
+    every `every`-th decision are tapped on the phone; the others go over HTTP, and the phone follows
+    the game as it would follow the other player. Every phase and every kind of move is still tapped
+    and looked at, in a fraction of a whole tapped game's time."""
+    seen: dict[tuple[str, str], int] = {}
+    count = {"n": 0}
+
+    def tap_here(view: dict, action: dict) -> bool:
+        count["n"] += 1
+        kind = (view["phase"], action["type"])
+        seen[kind] = seen.get(kind, 0) + 1
+        return seen[kind] <= per_kind or count["n"] % every == 0
+
+    return tap_here
+
+
+def post_move(base: str, game_id: str, token: str, action: dict, version: int) -> None:
+    """Make a move over HTTP; a stale version (the client moved by itself meanwhile) is no error here:
+    the caller reads the game again."""
+    try:
+        http(base, "POST", f"/games/{game_id}/actions", {"action": action, "version": version}, token=token)
+    except urllib.error.HTTPError as err:
+        if err.code != 409:
+            raise
+
+
 def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None, decision=None,
-         close_away: bool = False, limit: int = 2000) -> Meter:
+         close_away: bool = False, limit: int = 2000, on_phone=None) -> Meter:
     """Play the game to its end through the pages (one per seat; the same page twice for hot-seat).
 
     close_away: close the "While you were away" summary before each decision (to look at the bare
-    table); otherwise it is tapped only if it lies over the target."""
+    table); otherwise it is tapped only if it lies over the target.
+    on_phone: None taps every decision; else `on_phone(view, action)` says whether to tap this one (see
+    sampled()) or make it over HTTP (no `decision` or `check` call, no taps counted)."""
     meter = Meter()
     for _ in range(limit):
         views = [http(base, "GET", f"/games/{game_id}", token=tok) for tok in tokens]
@@ -217,9 +247,14 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
             # The client may be about to make a move by itself (no choice): wait for it.
             page.wait_for_timeout(50)
             continue
+        action = engine.bots.choose("greedy", mine["view"], version)
+        if on_phone is not None and not on_phone(mine["view"], action):
+            post_move(base, game_id, tokens[seat], action, version)
+            page.wait_for_function("(v) => Number(document.querySelector('.table').dataset.version) > v",
+                                   arg=version)
+            continue
         if decision:
             decision(page, mine["view"])
-        action = engine.bots.choose("greedy", mine["view"], version)
         pick = pick_of(action)
         key = act_key(action)
         if pick and not page.locator(f'[data-act="{key}"]').count():

@@ -1,4 +1,5 @@
-"""Playing without scrolling: scripted games (solo, and duo on two phones) where, at every decision, the
+"""Playing without scrolling: scripted games (solo, and duo on two phones) where, at the sampled decisions
+(tapgame.sampled: every phase and kind of move, then every ninth; the rest is played over HTTP), the
 front hand card and everything the player may tap (the targets of the selected card or bundle included)
 lie inside the 390x844 viewport while the page is not scrolled. Screenshots of every phase at phone and
 tablet size; axe on the game screen and the table screen at both sizes."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from tests.e2e.conftest import PHONE
 from tests.e2e.pages import axe_check, shot
-from tests.e2e.tapgame import http, new_duo, open_seat, pin_seed, play
+from tests.e2e.tapgame import http, new_duo, open_seat, pin_seed, play, sampled
 
 TABLET = {"width": 1024, "height": 768}
 
@@ -117,7 +118,8 @@ def test_solo_without_scrolling(phone, server, monkeypatch):
     shot(page, "layout-solo-390-info")
     page.click("[data-infopop] button")
     decision, check = decide_and_check(Shots("layout-solo-390"))
-    meter = play(server, g["game_id"], [g["token"]], [page], check=check, decision=decision, close_away=True)
+    meter = play(server, g["game_id"], [g["token"]], [page], check=check, decision=decision, close_away=True,
+                 on_phone=sampled())
     assert meter.summary()["turns"] >= 5
     shot(page, "layout-solo-390-over")
 
@@ -146,7 +148,8 @@ def test_duo_without_scrolling(phone, server, monkeypatch):
             axe_check(tablet, "layout-table-screen-1024-mid")
             axe_check(page, "layout-duo-390-mid")
 
-    play(server, game_id, tokens, [a, b], check=check, decision=watch_too)  # with the away summary
+    play(server, game_id, tokens, [a, b], check=check, decision=watch_too, on_phone=sampled())
+    assert seen["n"] > 25, seen  # the table screen was looked at mid-game
     tablet.wait_for_selector('.table[data-phase="over"]')
     assert_tv_readable(tablet)
     shot(tablet, "layout-table-screen-1024-over")
@@ -162,7 +165,8 @@ def test_tablet_game_and_phone_table_screen(phone, server, monkeypatch):
     open_seat(page, g["game_id"], 0, g["token"], mode="solo")
     axe_check(page, "layout-solo-1024-start")
     decision, check = decide_and_check(Shots("layout-solo-1024"))
-    play(server, g["game_id"], [g["token"]], [page], decision=decision, check=check, close_away=True)
+    play(server, g["game_id"], [g["token"]], [page], decision=decision, check=check, close_away=True,
+         on_phone=sampled())
     shot(page, "layout-solo-1024-over")
 
     # A duo game on two tablets (every phase, the leftovers included), also without scrolling.
@@ -171,7 +175,7 @@ def test_tablet_game_and_phone_table_screen(phone, server, monkeypatch):
     open_seat(t0, duo_id, 0, duo_tokens[0])
     open_seat(t1, duo_id, 1, duo_tokens[1])
     decision, check = decide_and_check(Shots("layout-duo-1024"))
-    play(server, duo_id, duo_tokens, [t0, t1], decision=decision, check=check)
+    play(server, duo_id, duo_tokens, [t0, t1], decision=decision, check=check, on_phone=sampled())
     axe_check(t0, "layout-duo-1024-over")
 
     game_id, tokens = new_duo(server)

@@ -9,6 +9,7 @@ from playout_checks import check_light, check_position, check_step
 import engine
 
 GAMES = 1000  # per mode
+PARTS = 4
 FULL_EVERY = 7  # the complete position check runs on every 7th step (and at the end)
 
 
@@ -27,12 +28,15 @@ class Checker:
         self.pos = after
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("part", range(PARTS))
 @pytest.mark.parametrize("mode", ["duo", "solo"])
-def test_random_games_keep_the_invariants_and_end(mode):
-    """R1/R4/R13/R14/R86/R87/R90/R92/R100-R103 and docs/protocol.md §2, checked along GAMES random games."""
+def test_random_games_keep_the_invariants_and_end(mode, part):
+    """R1/R4/R13/R14/R86/R87/R90/R92/R100-R103 and docs/protocol.md §2, checked along GAMES random games
+    (in PARTS parts, which parallel test workers share)."""
     seats = 2 if mode == "duo" else 1
     lengths, winners = [], {"mafia": 0, "player": 0}
-    for g in range(GAMES):
+    for g in range(part, GAMES, PARTS):
         state, steps = play_random(mode, 1_000_003 * g + 17, random.Random(g), on_step=Checker(seats))
         pos = engine.to_position(state)
         assert pos["phase"] == "over" and pos["result"] is not None

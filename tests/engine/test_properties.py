@@ -8,6 +8,7 @@ import copy
 import json
 import random
 
+import pytest
 from helpers import choose
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -54,12 +55,14 @@ def _play_checked(mode, seed, picks):
     return pos
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES)
 @given(seed=seeds, picks=choices)
 def test_duo_playout_properties(seed, picks):
     _play_checked("duo", seed, picks)
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES)
 @given(seed=seeds, picks=choices)
 def test_solo_playout_properties(seed, picks):

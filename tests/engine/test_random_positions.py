@@ -9,6 +9,7 @@ import json
 from collections import Counter
 
 import oracle
+import pytest
 from helpers import BEANS, COUNTS, card_count, well_formed_actions
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -96,6 +97,7 @@ def _key(action):
 
 
 # too_slow only measures data generation, which a loaded CI machine may slow down
+@pytest.mark.slow
 @settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow])
 @given(pos=positions())
 def test_random_positions_follow_the_rule_model(pos):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from werkzeug.serving import make_server
 
+from api import close as close_app
 from api import create_app
 from api.sizing import worker_connections_for
 from api.store.base import GameStore
@@ -90,11 +91,20 @@ class ThreadServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
-        self.app.extensions["alcabohne.hub"].close()
+        close_app(self.app)
 
     @property
     def hub(self):
         return self.app.extensions["alcabohne.hub"]
+
+
+def refuse_in_fast_lane() -> None:
+    """Fail the calling test under `./test --fast`: it starts gunicorn, so it belongs to the full run
+    and must say so with `pytest.mark.gunicorn` (tests/conftest.py, "Lanes")."""
+    if os.environ.get("ALCABOHNE_TEST_LANE") == "fast":
+        import pytest
+
+        pytest.fail("this test starts gunicorn but is not marked `gunicorn`: ./test --fast must not run it")
 
 
 class Gunicorn:
@@ -120,6 +130,7 @@ class Gunicorn:
 
     def start(self, timeout: float = 20.0) -> None:
         """Start and wait until GET /api/v1/health answers; raise RuntimeError with the log otherwise."""
+        refuse_in_fast_lane()
         # gthread accepts at most worker_connections (default 1000) connections per worker: sized from
         # the threads as `alcabohne serve` and deploy/gunicorn.conf.py do, or sockets beyond that hang.
         args = [sys.executable, "-m", "gunicorn", "-k", "gthread", "-w", str(self.workers),

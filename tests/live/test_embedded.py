@@ -8,7 +8,7 @@ from api.cli.netclient import HttpApi, LiveSocket
 from tests.live.play import duo_game, move
 from tests.live.servers import Gunicorn
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.gunicorn]
 
 
 def test_pushes_and_presence_on_the_embedded_store(tmp_path) -> None:

@@ -18,7 +18,7 @@ from api.store.redis import RedisStore
 from tests.live.play import Bot, duo_game, move
 from tests.live.servers import Gunicorn
 
-pytestmark = [pytest.mark.live, pytest.mark.redis]
+pytestmark = [pytest.mark.live, pytest.mark.redis, pytest.mark.gunicorn]
 
 PING = 1.0
 

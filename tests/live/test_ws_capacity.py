@@ -124,6 +124,7 @@ def test_sockets_that_end_early_are_counted_out(capped: ThreadServer) -> None:
         sock.close()
 
 
+@pytest.mark.gunicorn
 def test_serve_caps_sockets_at_its_pool_less_the_http_headroom(tmp_path, monkeypatch) -> None:
     # ALCABOHNE_SOCKETS=1: one worker, threads_for(1, 1) = 34 pool threads, so a cap of 2 sockets.
     monkeypatch.setenv("ALCABOHNE_SOCKETS", "1")

@@ -279,6 +279,7 @@ def test_after_hello_the_state_comes_before_presence_every_time(serve, kind, tmp
 
 
 @pytest.mark.redis
+@pytest.mark.gunicorn
 def test_after_hello_the_state_comes_before_presence_on_gunicorn_and_redis(redis_server) -> None:
     redis_server.start()
     with redis.Redis.from_url(redis_server.url) as client:

@@ -76,6 +76,7 @@ def test_every_socket_of_a_finished_game_hears_of_the_rematch(live: Live) -> Non
 
 
 @pytest.mark.redis
+@pytest.mark.gunicorn
 def test_the_rematch_frame_reaches_sockets_on_every_worker(server: Gunicorn) -> None:
     """gunicorn with 2 workers on Redis: the worker that links the rematch pushes to its own sockets,
     the other worker's sockets hear of it through the store's nudge."""
