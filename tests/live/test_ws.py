@@ -131,9 +131,8 @@ def test_a_move_reaches_the_other_seat_on_every_store(live: Live) -> None:
 
 
 def test_a_commit_reaches_every_socket_without_reading_the_game_back(live: Live) -> None:
-    """The fan-out (docs/architecture.md) at its cheapest: the committing process pushes what it
-    committed to its own sockets, and the nudge carries the document to the others, so no socket waits
-    for a store read."""
+    """The fan-out (docs/architecture.md) at its cheapest: the committing process advances its own
+    sockets from what it committed, so no socket waits for a store read."""
     game_id, tokens = duo_game(live.http)
     socks = [live.socket(game_id, tokens[0]), live.socket(game_id, tokens[1])]
     views = [sock.wait(is_state(2), keep=True)["view"] for sock in socks]
@@ -511,7 +510,7 @@ def test_a_client_reconnecting_with_since_gets_exactly_the_current_state(live: L
 
 @pytest.mark.redis
 def test_after_the_store_connection_returns_sockets_get_the_missed_state(request, no_leaked_threads) -> None:
-    """Only Redis can lose nudges (the in-process broker never does)."""
+    """Only Redis can lose announcements (the in-process broker never does)."""
     with ExitStack() as stack:
         live = _serve(_store("redis", request, None), stack)
         _missed_state_comes_after_reset(live)
