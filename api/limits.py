@@ -237,11 +237,27 @@ class Limiter:
         if not self._acquire(key, limit.count, limit.window, cost):
             raise self._refuse(kind, key, limit)
 
-    def create(self, client: str) -> None:
+    def create(self, client: str, *, refuse: bool = True) -> None:
         """Count a game created by `client`: per address first (so that an address past its own limit
-        spends nothing of the server's), then on the whole server."""
-        self.charge("create", client)
-        self.charge("create_total", "*")
+        spends nothing of the server's), then on the whole server. With `refuse` False (the game is
+        made already: a rematch whose link this call won, after `check_create`), count what fits and
+        never raise."""
+        if refuse:
+            self.charge("create", client)
+            self.charge("create_total", "*")
+            return
+        for kind, who in (("create", client), ("create_total", "*")):
+            limit = self.limits.get(kind)
+            if limit is not None:
+                self._acquire(f"{kind}:{who}", limit.count, limit.window)
+
+    def check_create(self, client: str) -> None:
+        """Raise rate_limited, counting nothing, when `client` (or the server) may create no game now."""
+        for kind, who in (("create", client), ("create_total", "*")):
+            limit = self.limits.get(kind)
+            key = f"{kind}:{who}"
+            if limit is not None and self._counted(key, limit.count, limit.window)[1] >= limit.count:
+                raise self._refuse(kind, key, limit)
 
     # -- code guesses ------------------------------------------------------------------------------
     #

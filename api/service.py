@@ -301,8 +301,8 @@ class GameService:
     def _ttl(self, doc: dict, state_phase: str) -> int:
         if state_phase == "over":
             return self.ttl.finished
-        if None in doc["seats"]:
-            return self.ttl.lobby
+        if None in doc["seats"] or night.RESERVED_SEAT in doc["seats"]:
+            return self.ttl.lobby  # a seat nobody took yet, or one kept for a rematch player, expires
         return self.ttl.game
 
     def create(self, mode: str, dealer: int | None, base_url: str, bot: str | None = None,
@@ -741,9 +741,13 @@ class GameService:
             raise ApiError("game_not_over", "A rematch starts once this game is over.")
         if client is not None and not old.doc.get("rematch"):
             # The call that makes the next game counts as creating one (api.limits): else finishing
-            # games and asking for their rematches would create games past the limit.
-            self.limiter.create(client)
-        rematch_id = old.doc.get("rematch") or self.store.link_rematch(game_id, secrets.token_urlsafe(12))
+            # games and asking for their rematches would create games past the limit. Checked first,
+            # counted below by the one call whose link won: phones racing for it count once.
+            self.limiter.check_create(client)
+        proposed = secrets.token_urlsafe(12)
+        rematch_id = old.doc.get("rematch") or self.store.link_rematch(game_id, proposed)
+        if client is not None and rematch_id == proposed:
+            self.limiter.create(client, refuse=False)
         if rematch_id is None:
             raise ApiError("unknown_game", f"There is no game {game_id!r} (or it has expired).")
         new_token = night.rematch_token(token, rematch_id)

@@ -25,6 +25,7 @@ frame, past this client's watcher or seated places a `rate_limited` one, and the
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import secrets
 import threading
@@ -35,6 +36,8 @@ from dataclasses import dataclass, field
 
 from api.errors import ApiError
 from api.store.base import StoreUnavailable
+
+log = logging.getLogger(__name__)
 
 # Seconds a refused client is asked to wait before trying again.
 RETRY_AFTER = 10
@@ -277,13 +280,35 @@ def places_for(store) -> Places:
 
 
 def init_app(app, store) -> None:
-    """Give the websocket gate (api.live.ws) its server-wide places per client address."""
+    """Give the websocket gate (api.live.ws) its server-wide places per client address, and let a client
+    that hangs up during its handshake (or any request) go without a traceback or a 500."""
+    from simple_websocket import ConnectionClosed
+
+    app.register_error_handler(ConnectionError, _gone)
+    app.register_error_handler(ConnectionClosed, _gone)
     gate: Admission = app.extensions["alcabohne.ws_gate"]
     c = app.config
     gate.places = places_for(store)
     gate.client_caps = {"pending": max(int(c["WS_MAX_PENDING_PER_CLIENT"]), 0),
                         "watcher": max(int(c["WS_MAX_WATCHERS_PER_CLIENT"]), 0),
                         "seated": max(int(c["WS_MAX_SEATED_PER_CLIENT"]), 0)}
+
+
+def _gone(err: Exception):
+    """The client hung up (reset, broken pipe, a websocket closed during its handshake): there is nobody
+    to answer. Under gunicorn the response writes nothing (as flask-sock's own end of a socket does);
+    elsewhere it is an empty 400 that the client never reads."""
+    from flask import Response, request
+
+    log.info("client gone during %s %s: %s", request.method, request.path, type(err).__name__)
+
+    class Nothing(Response):
+        def __call__(self, environ, start_response):
+            if "gunicorn.socket" in environ:
+                raise StopIteration()  # gunicorn then closes the connection without writing
+            return super().__call__(environ, start_response)
+
+    return Nothing(status=400)
 
 
 def _busy(detail: str) -> ApiError:

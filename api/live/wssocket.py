@@ -75,7 +75,10 @@ class SerialSocket:
         with contextlib.suppress(OSError):
             raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if timeout is not None:
-            raw.setblocking(False)
+            # The reader thread may have closed it already (the client hung up right after the upgrade):
+            # then every send raises OSError, which the session takes as the client gone (GONE).
+            with contextlib.suppress(OSError):
+                raw.setblocking(False)
 
     @property
     def pending(self) -> bool:
