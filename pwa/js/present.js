@@ -46,6 +46,7 @@ export class Presenter {
     this.seat = seat;
     this.frame = null; // the board shown while steps are told; null: the truth
     this.steps = []; // the told events of the latest batch (and what was skipped to reach it)
+    this.skipped = 0; // told events left out of `steps` (the list keeps the latest): the History has them
     this.shown = 0; // how many of them are told so far
     this.busy = false; // steps are being told: nothing is tappable
     this.play = null; // {frames, i, timer, queue: [{from, view, events, fromVersion}]}
@@ -63,6 +64,7 @@ export class Presenter {
         + this.play.queue.reduce((n, x) => n + told(x.events).length, 0) + steps.length;
       if (!urgent && !hiddenPage() && behind <= MAX_BEHIND && events.length) {
         this.play.queue.push({ from, view, events, fromVersion });
+        this.onChange(); // the truth moved on (its version, the log) while the board tells the steps
         return;
       }
       this.cut(steps);
@@ -71,8 +73,9 @@ export class Presenter {
     if (urgent) this.land();
     const motion = from && !urgent && !reducedMotion() && !hiddenPage() && events.length <= MAX_PLAYED;
     const frames = motion ? framesOf(from, view, events) : null;
+    this.skipped = 0;
     if (!frames) {
-      this.steps = steps.slice(-MAX_STEPS);
+      this.keep(steps);
       this.settle();
       return;
     }
@@ -142,11 +145,18 @@ export class Presenter {
       clearTimeout(p.timer);
       this.play = null;
       const waiting = p.queue.flatMap((x) => told(x.events));
-      this.steps = this.steps.concat(waiting, more).slice(-MAX_STEPS);
+      this.keep(this.steps.concat(waiting, more));
     } else if (more.length) {
-      this.steps = this.steps.concat(more).slice(-MAX_STEPS);
+      this.keep(this.steps.concat(more));
     }
     this.settle();
+  }
+
+  /** The list of what just happened keeps the latest steps; the rest are counted (see History). */
+  keep(steps) {
+    const kept = steps.slice(-MAX_STEPS);
+    this.skipped += steps.length - kept.length;
+    this.steps = kept;
   }
 
   settle() {

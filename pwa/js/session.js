@@ -62,7 +62,7 @@ export class GameSession {
       ...y, view: p.frame || y.view, truth: y.view, over,
       // The version whose board is drawn: while steps are told, the one they start from.
       shownVersion: p.frame ? p.frameVersion : y.version,
-      steps: p.steps, shown: p.shown, busy: p.busy, curtain: this.curtain,
+      steps: p.steps, shown: p.shown, skipped: p.skipped, busy: p.busy, curtain: this.curtain,
     };
   }
 
@@ -144,6 +144,7 @@ export class GameSession {
     if (seat === null) return;
     this.curtain = null;
     this.presenter.steps = [];
+    this.presenter.skipped = 0;
     this.presenter.cut();
     this.sync.switchSeat(seat);
   }

@@ -11,7 +11,9 @@ export function Steps({ s, seat, hotseat, hidden, onSkip }) {
   if (!lines.length) return null;
   // Afterwards the list folds away: the board shows the result, and the history has the whole story.
   if (!s.busy) {
+    // A phone that caught up after a while lists the latest steps; the History drawer has them all.
     return html`<details class="steps"><summary>${t('table.steps')} (${lines.length})</summary>
+      ${s.skipped ? html`<p class="hint" data-steps-skipped=${s.skipped}>${t('table.steps.more', { n: s.skipped })}</p>` : null}
       <ol>${lines.map((l) => html`<li>${l}</li>`)}</ol></details>`;
   }
   return html`<section class="steps" aria-label=${t('table.steps')}>
