@@ -73,6 +73,78 @@ def server(tmp_path_factory):
     store.close()
 
 
+# What the pages of the running test reported: an uncaught exception or a console error of any page
+# of any context, whoever made it (the `phone` factory, a test's own context, a second browser).
+PROBLEMS: list[str] = []
+
+
+def watch_page(page, name: str) -> None:
+    page.on("pageerror", lambda err: PROBLEMS.append(f"{name}: {err}"))
+    page.on("console", lambda msg: PROBLEMS.append(f"{name}: console {msg.text}")
+            if msg.type == "error" and not _expected(msg.text) else None)
+
+
+def watch_context(ctx, name: str = "page") -> None:
+    for page in ctx.pages:
+        watch_page(page, name)
+    ctx.on("page", lambda page: watch_page(page, name))
+
+
+class WatchedBrowserType:
+    """`browser.browser_type`, whose launch() gives a watched browser too."""
+
+    def __init__(self, real):
+        self._real = real
+
+    def launch(self, *args, **kwargs):
+        return WatchedBrowser(self._real.launch(*args, **kwargs))
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+class WatchedBrowser:
+    """A Playwright Browser whose every new context (and so every page) is watched for errors."""
+
+    def __init__(self, real):
+        self._real = real
+
+    def new_context(self, *args, **kwargs):
+        ctx = self._real.new_context(*args, **kwargs)
+        watch_context(ctx)
+        return ctx
+
+    def new_page(self, *args, **kwargs):
+        page = self._real.new_page(*args, **kwargs)
+        watch_page(page, "page")
+        return page
+
+    @property
+    def browser_type(self):
+        return WatchedBrowserType(self._real.browser_type)
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+@pytest.fixture(autouse=True)
+def page_errors(request):
+    """Fail every browser test on an uncaught exception or a console error of any of its pages."""
+    PROBLEMS.clear()
+    yield PROBLEMS
+    problems, PROBLEMS[:] = PROBLEMS[:], []
+    assert not problems, problems
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """An error reported while the test ran fails the test itself (not only its teardown)."""
+    outcome = yield
+    if PROBLEMS and outcome.excinfo is None:
+        outcome.force_exception(AssertionError(f"page errors: {PROBLEMS[:5]}"))
+        PROBLEMS.clear()  # reported once; the teardown check sees only what comes later
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not os.path.exists(CHROMIUM):
@@ -83,7 +155,7 @@ def browser():
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
+        yield WatchedBrowser(b)
         b.close()
 
 
@@ -91,30 +163,26 @@ def browser():
 def phone(browser, server):
     """A factory of phone-sized pages (each its own context: its own localStorage, like a device).
 
-    Console errors (CSP violations included) and uncaught exceptions fail the test.
+    Console errors (CSP violations included) and uncaught exceptions fail the test (`page_errors`).
     """
     contexts = []
-    problems: list[str] = []
 
     def make(name: str = "phone", **options):
-        ctx = browser.new_context(viewport=options.pop("viewport", PHONE), device_scale_factor=1,
-                                  has_touch=True, reduced_motion=options.pop("reduced_motion", "reduce"),
-                                  locale=options.pop("locale", "en-US"), base_url=server, **options)
+        motion = options.pop("reduced_motion", "reduce")
+        ctx = browser._real.new_context(viewport=options.pop("viewport", PHONE), device_scale_factor=1,
+                                        has_touch=True, reduced_motion=motion,
+                                        locale=options.pop("locale", "en-US"), base_url=server, **options)
         ctx.set_default_timeout(10000)
         contexts.append(ctx)
-        page = ctx.new_page()
-        page.on("pageerror", lambda err: problems.append(f"{name}: {err}"))
-        page.on("console", lambda msg: problems.append(f"{name}: console {msg.text}")
-                if msg.type == "error" and not _expected(msg.text) else None)
-        return page
+        watch_context(ctx, name)
+        return ctx.new_page()
 
     yield make
     for ctx in contexts:
         ctx.close()
-    assert not problems, problems
 
 
 def _expected(text: str) -> bool:
     # A fetch or socket refused while a test deliberately cuts the network is not an error of the app.
     return any(s in text for s in ("ERR_INTERNET_DISCONNECTED", "ERR_CONNECTION_RESET",
-                                   "WebSocket connection"))
+                                   "ERR_CONNECTION_REFUSED", "WebSocket connection"))
