@@ -145,3 +145,38 @@ def watch_qr(name: str):
     resp = current_app.response_class(svg, mimetype="image/svg+xml")
     resp.headers["Cache-Control"] = "public, max-age=3600"
     return resp
+
+
+# -- the Swagger UI (api.http.openapi, bundled by flask-swagger-ui) -------------------------------------
+
+DOCS_PREFIX = "/api/docs"
+_INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.S)
+
+
+@bp.after_app_request
+def _docs_csp(resp):
+    """Give the Swagger UI a Content-Security-Policy: its files from here only, its one inline script
+    (the configuration flask-swagger-ui renders into the page) allowed by its SHA-256 hash, nothing
+    framed, posted or loaded from elsewhere; "Try it out" fetches from this origin only. Its styles
+    are its own files, and the inline styles its script sets on elements."""
+    if not request.path.startswith(DOCS_PREFIX) or resp.direct_passthrough:
+        return resp
+    scripts = []
+    if resp.mimetype == "text/html":
+        for body in _INLINE_SCRIPT.findall(resp.get_data()):
+            digest = base64.b64encode(hashlib.sha256(body).digest()).decode()
+            scripts.append(f"'sha256-{digest}'")
+    resp.headers["Content-Security-Policy"] = "; ".join([
+        "default-src 'none'",
+        f"script-src 'self' {' '.join(scripts)}".rstrip(),
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
+    ])
+    resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return resp
