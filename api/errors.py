@@ -60,9 +60,11 @@ ADVICE: dict[str, str] = {
                       "Choose one of the view's `legal_actions`. Nothing was changed.",
     "rate_limited": "A rate limit was reached (per client address, per seat, or for the whole server). "
                     "Wait the `Retry-After` seconds (also `retry_after` in the body) before trying again.",
-    "invalid_request": "The request does not have the documented form: a body that is not JSON (415), "
-                       "or one that does not match the operation's schema (400; `errors` lists what is "
-                       "wrong, per field). Fix the request; nothing was changed.",
+    "invalid_request": "The request does not have the documented form: a body not sent as "
+                       "`Content-Type: application/json` (415), a JSON body that does not parse, or a "
+                       "body, query parameter or header that does not match the operation's schema "
+                       "(400; `errors` lists each problem as {location, pointer, detail}). Fix the "
+                       "request; nothing was changed.",
     "unknown_code": "No live join or transfer code is this one: it was mistyped, already used, or expired. "
                     "Ask for a new code. Failed codes count against a per-client limit.",
     "idempotency_mismatch": "This Idempotency-Key was already answered for this game with a different "

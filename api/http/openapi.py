@@ -38,7 +38,8 @@ The HTTP API of Al Cabohne Online (the contract is docs/protocol.md).
 * Send the seat token as `Authorization: Bearer <token>`. No token: the public table view. A refused
   token gets 401 with `WWW-Authenticate: Bearer realm="alcabohne"` (and `error="invalid_token"` or
   `"invalid_request"` when a header was sent).
-* Every accepted action, join and transfer raises `version` by exactly 1. Send the version you based
+* Every accepted action, bot move, join, claimed transfer and rematch link raises `version` by exactly
+  1 (issuing a transfer code changes nothing; docs/protocol.md §12). Send the version you based
   your move on; a stale one gets 409 `stale_version` with the current version and view. Send a fresh
   `Idempotency-Key` per action and reuse it on retry: the retry gets the first answer, with the header
   `Idempotent-Replayed: true`.

@@ -419,5 +419,11 @@ def test_examples_are_what_the_server_answers():
 
 
 if __name__ == "__main__":
+    import os
+
+    from tests.limits_off import ENV
+
+    for name, value in ENV.items():  # as in the test session (tests/conftest.py): many games, one address
+        os.environ.setdefault(name, value)
     openapi.EXAMPLES_FILE.write_text(dump(record()), encoding="utf-8")
     print(f"wrote {openapi.EXAMPLES_FILE}", file=sys.stderr)
