@@ -81,12 +81,14 @@ class FastTable:
 
 
 def shows_end_by(page, deadline: float, what: str = AGAIN) -> None:
-    """The result and the button of the next game are on screen before `deadline` (no reload)."""
+    """The result and the button of the next game are on screen before `deadline` (no reload). Prints
+    how long after the move (or the return to the network) it came, for the record (-s)."""
     left = max(0.05, deadline - time.monotonic())
     page.wait_for_selector(RESULT, timeout=left * 1000)
     left = max(0.05, deadline - time.monotonic())
     page.wait_for_selector(what, timeout=left * 1000)
     assert page.locator(".end .winner").inner_text().strip()
+    print(f"end shown {END_SECONDS - (deadline - time.monotonic()):.2f} s after the last move")
 
 
 def new_game(page, kind: str) -> str:

@@ -25,7 +25,11 @@ export function infoText(info, view, seat) {
       const p = view.players[Number(a)];
       const f = p && p.fields[Number(b)];
       if (!f) return t('lay.info.field.empty');
-      return t('lay.info.field', { count: f[1], bean: bean(f[0]), now: coins(f[0], f[1]), meter: meterText(f[0]) });
+      // What a harvest pays now is the server's word (view.harvest_values); the printed table only
+      // stands in for a view without it.
+      const hv = p.harvest_values && p.harvest_values[Number(b)];
+      const now = typeof hv === 'number' ? hv : coins(f[0], f[1]);
+      return t('lay.info.field', { count: f[1], bean: bean(f[0]), now, meter: meterText(f[0]) });
     }
     case 'third': return t('lay.info.third', { n: THIRD_FIELD_COST });
     case 'hand': return t('lay.info.hand');
