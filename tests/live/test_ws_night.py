@@ -5,11 +5,12 @@ rematch frame that every socket of a finished game gets when either player asks 
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 
 from api.cli.netclient import HttpApi, LiveSocket
-from tests.live.play import check_shape, move
+from tests.live.play import check_shape
 from tests.live.servers import Gunicorn
 from tests.live.test_gunicorn import _on_another_worker, _pid, server  # noqa: F401
 from tests.live.test_ws import Live, is_state, live, mem_live, no_server_errors  # noqa: F401
@@ -18,12 +19,18 @@ pytestmark = pytest.mark.live
 
 
 def finish(live: Live, game_id: str, tokens: dict[int, str]) -> int:
-    """Play the game to its end over HTTP (first legal actions); return its last version."""
-    while True:
-        game = live.http.get(game_id)
-        if game["view"]["phase"] == "over":
-            return game["version"]
-        move(live.http, game_id, tokens)
+    """Play the game to its end over HTTP (first legal actions); return its last version. Each answer
+    carries the mover's new view, so the game is read again only when the turn passes."""
+    seat = 0
+    game = live.http.get(game_id, tokens[seat])
+    while game["view"]["phase"] != "over":
+        if game["view"]["active"] != seat:
+            seat = game["view"]["active"]
+            game = live.http.get(game_id, tokens[seat])
+            continue
+        game = live.http.act(game_id, tokens[seat], game["view"]["legal_actions"][0], game["version"],
+                             key=str(uuid.uuid4()))
+    return game["version"]
 
 
 def test_state_frames_carry_the_names_of_the_seats(live: Live) -> None:
