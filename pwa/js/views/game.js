@@ -1,7 +1,7 @@
 // One game on screen: owns its GameSession and the local choices (selection, hidden hand, dialogs),
 // and picks the screen: lobby, curtain, table, end, or an error.
 
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useErrorBoundary, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t } from '../i18n.js';
 import * as store from '../store.js';
@@ -25,6 +25,28 @@ function WatchDialog({ id, onClose }) {
     <p class="hint"><a href=${link}>${link}</a></p>
     <button type="button" onClick=${onClose}>${t('watch.close')}</button>
   </section>`;
+}
+
+/**
+ * A screen that fails to draw must not freeze the game: the error is reported (console), the steps
+ * being told give way to the server's view, and the screen is drawn again from it, once per version.
+ * Only if that fails too does the player see the error, with a reload.
+ */
+function Guard({ version, onError, children }) {
+  const [error, reset] = useErrorBoundary((err) => {
+    console.error(err);
+    onError();
+  });
+  const retried = useRef(null);
+  useEffect(() => {
+    if (error && retried.current !== version) {
+      retried.current = version;
+      reset();
+    }
+  }, [error, version]);
+  if (!error) return children;
+  return html`<p class="notice" role="alert">${t('err.generic', { msg: String(error.message || error) })}
+    <button type="button" onClick=${() => location.reload()}>${t('update.reload')}</button></p>`;
 }
 
 export function Game({ api, id, watch, onHome, onRematch, langSwitch }) {
@@ -141,7 +163,7 @@ export function Game({ api, id, watch, onHome, onRematch, langSwitch }) {
       ${watch ? html`<h1 class="sr-only">${t('watch.title')}</h1>` : html`<h1 class="sr-only">${t('app.title')}</h1>`}
       ${showWatch ? html`<${WatchDialog} id=${id} onClose=${() => setShowWatch(false)} />` : null}
       ${view && !s.error && s.curtain === null ? html`<${Follow} s=${s} session=${session} watch=${watch} />` : null}
-      ${body}
+      <${Guard} version=${s.version} onError=${() => session.cut()}>${body}<//>
       ${!watch && view && !s.error && s.curtain === null ? html`<${Coach} id=${id} s=${s} />` : null}
     </main>
   </div>`;
