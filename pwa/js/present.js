@@ -73,6 +73,7 @@ export class Presenter {
     if (urgent) this.land();
     const motion = from && !urgent && !reducedMotion() && !hiddenPage() && events.length <= MAX_PLAYED;
     const frames = motion ? framesOf(from, view, events) : null;
+    if (motion && !frames) console.warn('replay.js did not reach the server view: shown at once', events);
     this.skipped = 0;
     if (!frames) {
       this.keep(steps);
