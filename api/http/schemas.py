@@ -1,29 +1,23 @@
 """The wire contract: marshmallow schemas for bodies and answers; they also feed the OpenAPI document.
 
 Requests are loaded through their schemas. Answers are built by api.service and sent as they are
-(api.http.routes): the answer schemas document them, and schemathesis checks that they keep to them. Views and
-events come from the engine (engine.view / engine.redact_events, docs/protocol.md): their schemas name the
-keys the contract fixes and allow more, which a dump through marshmallow would drop.
+(api.http.routes): the answer schemas document them, and schemathesis checks that they keep to them. Views,
+results, actions and events come from the engine (engine.view / engine.redact_events, docs/protocol.md):
+their JSON Schemas are engine.schemas', which api.http.openapi puts in the document in place of the
+placeholders here.
 """
 
 from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-import engine
-import engine.actions
 import engine.bots
 from api import auth, night
 from api.errors import CODES
 from api.gamelog import MAX_VERSION
 
-VIEW_DOC = (
-    "What the caller's seat may see (docs/protocol.md, engine.view): mode, phase, active, seat, players "
-    "(fields, "
-    "coins as a count, hand_size, third_field, and hand - the list, front first - in the caller's own entry "
-    "only), bosses, display, the discard pile's top and size, result when over, and legal_actions (the "
-    "caller's legal actions when it is their turn, else []). Never the seed, the deck order or another hand."
-)
+VIEW_DOC = ("What the caller's seat may see (docs/protocol.md §5, engine.view): its own hand and public "
+            "information, never the seed, the deck order or another hand.")
 
 
 class JsonInteger(fields.Integer):
@@ -44,64 +38,21 @@ class OpenSchema(Schema):
         unknown = "include"
 
 
-class PlayerViewSchema(OpenSchema):
-    # (named through data_key: a class attribute `fields` would hide the marshmallow module below)
-    owned_fields = fields.List(fields.Raw(allow_none=True), required=True, data_key="fields",
-                               metadata={"description": "Per owned field: [bean, count], or null (empty)."})
-    coins = fields.Integer(required=True, metadata={"description": "How many coins (a count only)."})
-    hand_size = fields.Integer(required=True)
-    third_field = fields.Boolean(required=True)
-    hand = fields.List(fields.String(), required=True, allow_none=True,
-                       metadata={"description": "Front first; only in the caller's own entry, else null."})
+class EngineSchema(Schema):
+    """A placeholder naming an answer part the engine makes: api.http.openapi puts engine.schemas' JSON
+    Schema of it in the document (one source for the OpenAPI and the websocket schema). Answers are sent
+    as the engine makes them, never dumped through marshmallow."""
+
+    class Meta:
+        unknown = "include"
 
 
-class PlayerBreakdownSchema(Schema):
-    coins_before = fields.Integer(required=True, metadata={"description": "Coins before the final harvest."})
-    final_harvest = fields.Integer(required=True, metadata={
-        "description": "What the final harvest of this player's fields paid (R100)."})
+class ViewSchema(EngineSchema):
+    """engine.view: the View schema of engine.schemas."""
 
 
-class MafiaBreakdownSchema(Schema):
-    treasury_before = fields.Integer(required=True, metadata={
-        "description": "The treasury before the final harvest (coins, not yet doubled)."})
-    final_harvest = fields.Integer(required=True, metadata={
-        "description": "What the bosses' final harvest added to the treasury (R100)."})
-    factor = fields.Integer(required=True, metadata={
-        "description": "2 in solo (the Mafia's score is doubled, R101), else 1: mafia = factor x "
-                       "(treasury_before + final_harvest)."})
-
-
-class BreakdownSchema(Schema):
-    players = fields.List(fields.Nested(PlayerBreakdownSchema), required=True, metadata={
-        "description": "Per seat: scores[seat] = coins_before + final_harvest."})
-    mafia = fields.Nested(MafiaBreakdownSchema, required=True)
-
-
-class ResultSchema(OpenSchema):
-    scores = fields.List(fields.Integer(), required=True)
-    mafia = fields.Integer(required=True)
-    winners = fields.List(fields.Raw(), required=True, metadata={"description": "Seats, or [\"mafia\"]."})
-    tie_to_mafia = fields.Boolean(metadata={
-        "description": "True when the Mafia won by a tie: the best player had exactly the Mafia's score "
-                       "(ties go to the Mafia, R102/R103)."})
-    breakdown = fields.Nested(BreakdownSchema, metadata={
-        "description": "How the scores came about (games finished before it existed lack it)."})
-
-
-class ViewSchema(OpenSchema):
-    """What the caller's seat may see (engine.view)."""
-
-    mode = fields.String(required=True, validate=validate.OneOf(["duo", "solo"]))
-    phase = fields.String(required=True,
-                          validate=validate.OneOf(["leftovers", "protection", "plant", "use", "over"]))
-    active = fields.Integer(required=True)
-    seat = fields.Integer(required=True, allow_none=True)
-    players = fields.List(fields.Nested(PlayerViewSchema), required=True)
-    bosses = fields.Dict(required=True, metadata={"description": "Boss -> [bean, count], or null (empty)."})
-    display = fields.List(fields.String(), required=True)
-    result = fields.Nested(ResultSchema, required=True, allow_none=True)
-    legal_actions = fields.List(fields.Dict(), required=True, metadata={
-        "description": "The caller's legal actions when it is their turn (docs/protocol.md), else []."})
+class ResultSchema(EngineSchema):
+    """A finished game's result: the Result schema of engine.schemas."""
 
 
 class StrictSchema(Schema):
@@ -200,27 +151,6 @@ class IdempotencyHeaderSchema(Schema):
     idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(min=1, max=255),
                                     metadata={"description": "A fresh random key (UUID) per action, "
                                                              "reused on retry (it gets the first answer)."})
-
-
-def action_json_schema() -> dict:
-    """The JSON Schema of a well-formed action (docs/protocol.md §3), from the engine's own table of
-    action types and their fields: a client can build and check actions from the document alone."""
-    field_schemas = {
-        "field": {"type": "integer", "minimum": 0, "maximum": 2, "description": "An own field: 0, 1 or 2."},
-        "bean": {"type": "string", "enum": list(engine.BEANS), "description": "A bean code."},
-        "boss": {"type": "string", "enum": list(engine.BOSSES), "description": "A boss."},
-        "index": {"type": "integer", "minimum": 0, "description": "A hand card (0 = the front card)."},
-    }
-    variants = []
-    for kind, params in engine.actions.PARAMS.items():
-        variants.append({
-            "title": kind, "type": "object", "additionalProperties": False,
-            "required": ["type", *params],
-            "properties": {"type": {"const": kind}, **{name: field_schemas[name] for name in params}},
-        })
-    return {"description": "A well-formed action: a type and exactly its fields (docs/protocol.md §3). "
-                           "Whether it is legal now is the view's legal_actions.",
-            "oneOf": variants}
 
 
 # The cross-field rule of CreateGameSchema in the OpenAPI document (api.http.openapi merges it into the
