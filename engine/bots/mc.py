@@ -117,14 +117,21 @@ def choose(view: dict, seed: int, playouts: int = PLAYOUTS, width: int = WIDTH,
     codes = legal_codes_of(view)
     if not codes:
         raise ValueError("no legal actions in this view (not the viewer's turn, or the game is over)")
+    return to_dict(search(view, codes, seed, playouts, width, epsilon, horizon, gap))
+
+
+def search(view: dict, codes: list[int], seed: int, playouts: int = PLAYOUTS, width: int = WIDTH,
+           epsilon: float = EPSILON, horizon: int = HORIZON, gap: float = GAP) -> int:
+    """Return the code among `codes` (legal codes of `view`, at least one) with the best mean playout
+    reward; `choose` with the root restricted to `codes` (the hint leaves out moves it never proposes)."""
     if len(codes) == 1:
-        return to_dict(codes[0])
+        return codes[0]
     seat = view["seat"]
     rng = random.Random(seed)
     first = determinize(view, rng)
     cands, scores = candidates(first, codes, max(1, width))
     if len(cands) == 1 or scores[0] - scores[1] > gap:
-        return to_dict(cands[0])
+        return cands[0]
     totals = [0.0] * len(cands)
     for r in range(max(1, playouts // len(cands))):
         s = first if r == 0 else determinize(view, rng)
@@ -132,4 +139,4 @@ def choose(view: dict, seed: int, playouts: int = PLAYOUTS, width: int = WIDTH,
         for j, code in enumerate(cands):
             totals[j] += playout(step(s, code), seat, random.Random(stream), epsilon, horizon)
     best = max(range(len(cands)), key=lambda j: (totals[j], -j))  # ties: the greedy favourite
-    return to_dict(cands[best])
+    return cands[best]

@@ -16,9 +16,12 @@ export const rulesHref = (section) => (section ? `#/rules/${section}` : '#/rules
 
 /** The section that explains each hint reason (api GET /hint `reason_code`). */
 export const HINT_SECTION = {
-  must_plant: 'plant', grow_field: 'plant', make_room: 'harvest', cash_in: 'harvest', free_field: 'harvest',
-  pay_protection: 'protection', take_bundle: 'use', discard: 'leftovers', feed_boss: 'bosses',
-  unload_hand: 'use', buy_field: 'third', only_choice: 'turn', end_phase: 'turn',
+  must_plant: 'plant', grow_field: 'plant', keep_hand: 'plant', make_room: 'harvest', make_room_zero: 'harvest',
+  cash_in: 'harvest', cash_in_room: 'harvest', full_field: 'harvest', room_for_bundle: 'harvest',
+  room_for_hand: 'harvest', stale_field: 'harvest', harvest_protected: 'protection',
+  zero_keep_from_boss: 'protection', pay_protection: 'protection', pay_single: 'protection',
+  take_bundle: 'use', start_bundle: 'use', discard: 'leftovers', feed_boss: 'bosses', unload_hand: 'use',
+  give_card: 'use', buy_field: 'third', only_choice: 'turn', end_phase: 'turn',
 };
 
 /** Rule numbers of the specification the server quotes, by the section that explains them; a text that

@@ -11,21 +11,21 @@ import { HINT_SECTION, rulesHref, sectionOfRule } from '../learn.js';
 
 const RULE_ID = /\s*\(?\b(R\d{1,3}[a-z]?)\b\)?/g;
 
-/** The bean, boss and coins a reason sentence may name, read from the view the hint was asked in. */
-function vars(action, view, seat) {
+/** The bean, boss and coins a reason sentence may name, read from the view the hint was asked in (the
+ * same choices as engine/bots/hint.py makes for its English sentence). */
+function vars(action, view, seat, code) {
   const me = (view && view.players[seat]) || {};
   const field = (i) => (me.fields && me.fields[i]) || null;
+  const display = (view && view.display) || [];
+  const size = (b) => display.filter((x) => x === b).length;
+  const front = me.hand && me.hand.length ? me.hand[0] : null;
   const out = {};
   switch (action.type) {
     case 'plant_hand':
-      if (me.hand && me.hand.length) out.bean = bean(me.hand[0]);
+    case 'end_phase':
+      if (front) out.bean = bean(front);
       break;
-    case 'harvest': {
-      const f = field(action.field);
-      if (f) out.bean = bean(f[0]);
-      out.n = me.harvest_values ? me.harvest_values[action.field] : 0;
-      break;
-    }
+    case 'harvest':
     case 'pay': {
       const f = field(action.field);
       if (f) {
@@ -33,13 +33,24 @@ function vars(action, view, seat) {
         const holder = Object.keys(view.bosses).find((b) => view.bosses[b] && view.bosses[b][0] === f[0]);
         if (holder) out.boss = bossName(holder);
       }
+      out.n = me.harvest_values ? me.harvest_values[action.field] : 0;
+      if (code === 'room_for_hand' && front) out.card = bean(front);
+      if (code === 'room_for_bundle' && f) {
+        // The largest bundle of a kind no other field holds (the first of equal ones).
+        const kinds = new Set((me.fields || []).filter((g, j) => g && j !== action.field).map((g) => g[0]));
+        let best = null;
+        for (const b of new Set(display)) {
+          if (!kinds.has(b) && b !== f[0] && (best === null || size(b) > size(best))) best = b;
+        }
+        if (best) { out.bundle = bean(best); out.size = size(best); }
+      }
       break;
     }
     case 'give_hand':
       if (me.hand && me.hand[action.index]) out.bean = bean(me.hand[action.index]);
       break;
     default:
-      if (action.bean) out.bean = bean(action.bean);
+      if (action.bean) { out.bean = bean(action.bean); out.size = size(action.bean); }
   }
   if (action.boss) out.boss = bossName(action.boss);
   return out;
@@ -50,7 +61,7 @@ export function hintReason(hint, view, seat) {
   const code = hint.reason_code;
   const known = has(`hint.reason.${code}`) || has(`hint.reason.${code}.other`);
   if (known) {
-    const v = vars(hint.action, view, seat);
+    const v = vars(hint.action, view, seat, code);
     return { text: t(`hint.reason.${code}`, v), section: HINT_SECTION[code] || 'turn' };
   }
   // A code this client does not know yet: the server's own sentence, without its rule numbers.

@@ -213,11 +213,13 @@ export function Table({ id, s, sel, setSel, hidden, toggleHidden, onAct, watch, 
   const [info, setInfo] = useState(null);
   const me = seat !== null ? view.players[seat] : null;
   // A harvest that pays nothing throws the field away: ask once more, unless harvesting is all there
-  // is to do (room must be made: which field was the choice, and it was just made). Everything else
-  // acts at once.
+  // is to do (room must be made: which field was the choice, and it was just made) or the hint on
+  // screen proposed it (its reason says what the harvest makes room for). Everything else acts at once.
   const mustHarvest = legal.every((x) => x.type === 'harvest' || x.type === 'buy_field');
   const act = (a) => {
-    if (a.type === 'harvest' && !mustHarvest && me && me.harvest_values && me.harvest_values[a.field] === 0) {
+    const hinted = liveHint && !liveHint.failed && actKey(liveHint.action) === actKey(a);
+    if (a.type === 'harvest' && !mustHarvest && !hinted && me && me.harvest_values
+      && me.harvest_values[a.field] === 0) {
       setConfirm(a);
       return;
     }
