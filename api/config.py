@@ -84,13 +84,12 @@ class Config:
     TRUSTED_PROXIES = ["127.0.0.1", "::1"]
 
     # Bots (POST /games {"bot": ...}): the mc bot's playouts per decision on the server. The bot moves
-    # inside the human's request, so its budget is latency. On a 2-core machine at load 7-8 the
-    # engine's default (96) took p99 1.1 s per move and up to 6 s for a whole bot turn; 32 takes median
-    # 33 ms, p99 0.5 s (max 0.9 s) per move, p99 1.2 s per turn (README "Bots, hints and records").
+    # inside the human's request, so its budget is latency: a third of the engine's default (96)
+    # answers within a second at p99 on a busy 2-core machine (README "Bots, hints and records").
+    # The hint searches with the same budget (engine.bots.hint).
     BOT_MC_PLAYOUTS = 32
     # Root actions the mc bot tries (the engine's default is 6). With 32 playouts, six actions get about
-    # five playouts each, too few to tell apart: solo on the same 240 deals width 6 won 58.8% (no better
-    # than greedy), width 3 won 85.4%, in the same time (docs/bots.md).
+    # five playouts each, too few to tell apart; three are, in the same time (docs/bots.md).
     BOT_MC_WIDTH = 3
 
     # Websocket (api.live.ws, docs/websocket.md). The server pings every WS_PING_INTERVAL seconds; a

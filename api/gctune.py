@@ -2,11 +2,9 @@
 
 Every collection holds the GIL from start to end, so it stalls every thread of the worker: the pushes
 of all its sockets wait behind it. With Python's default threshold (a young collection per 700 more
-container objects allocated than freed) a worker under tests/perf/push_bench.py collected about once
-per 4 seconds, each collection taking 0.3 ms at the median and 8-12 ms at its worst (seen in the
-collector's own callbacks); with the collector off the game's push p99 fell in three interleaved
-runs of three (16.0 -> 10.7, 14.2 -> 9.2 and 12.7 -> 10.9 ms). Turning it off would let reference
-cycles pile up without bound, so instead:
+container objects allocated than freed) a busy worker collects every few seconds, and its worst
+pauses show in the push's p99 (tests/perf/push_bench.py; docs/architecture.md, "Measured notes").
+Turning it off would let reference cycles pile up without bound, so instead:
 
 - the young generation's threshold is raised (GC_THRESHOLD, default 50,000): a worker's games and
   frames are mostly freed by reference counting, so collections become rare, each bounded by

@@ -1,9 +1,9 @@
 """Compact JSON text on the hot paths (a move's document, log entry and socket frames), by orjson.
 
 orjson writes the same text as `json.dumps(obj, separators=(",", ":"), ensure_ascii=False)` for
-everything we write (checked over random games by tests/api/test_jsontext.py) in about a tenth of the
-time (measured: 34 -> 3 us for a document, 26 -> 4 us for a frame): a move encodes its document and
-two or three frames, and other workers decode the document (`loads_own`). Values orjson refuses (an
+everything we write (checked over random games by tests/api/test_jsontext.py) in a fraction of the
+time (docs/architecture.md, "Measured notes"): a move encodes its document and two or three frames,
+and other workers decode the document (`loads_own`). Values orjson refuses (an
 integer beyond 64 bits from a client, say) go through the standard library, so the result never
 depends on which encoder ran.
 """

@@ -6,7 +6,8 @@ which also sends everything the socket gets) plus one simple-websocket reader th
 A worker whose pool is full of sockets accepts nothing else: new sockets *and* plain HTTP requests
 hang (flask-sock #78). So a worker's `threads` = the sockets it is expected to hold + headroom for HTTP,
 and a worker refuses sockets past `socket_cap(threads)` (api.live.ws: 503 server_busy, counted by SocketGate).
-Memory is cheap here: about 60 KB RSS per socket (two threads) measured on this stack.
+Memory is cheap here: a socket's two threads cost little beside the threads themselves
+(docs/architecture.md, "Measured notes").
 """
 
 from __future__ import annotations

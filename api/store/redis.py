@@ -377,8 +377,8 @@ class RedisStore(GameStore):
         (with WAIT, when the store waits for replicas, in the same write).
 
         The hot path of every move. redis-py's command path (retry wrapper, telemetry hooks, reply
-        callbacks) costs CPU beside the round trip itself (measured on an idle server: about 90
-        against 70 us per commit, noisy), and CPU in a worker with hundreds of threads is paid again
+        callbacks) costs CPU beside the round trip itself (docs/architecture.md, "Measured notes"),
+        and CPU in a worker with hundreds of threads is paid again
         by every thread waiting for the GIL. So is taking a connection from redis-py's pool: its
         lock, telemetry and a poll() per use, which checks that nothing was left unread; a system call
         lets the GIL go, and the thread waits to get it back. The connections of this method never
