@@ -183,6 +183,7 @@ def test_guided_game_end_shows_at_once(phone, server):
     page.wait_for_selector(".table")
     last = FastTable(server, gid, tokens_of(page, gid), seed=5).to_end()
     shows_end_by(page, last + END_SECONDS)
+    shot(page, "end-guided-phone")
 
 
 def test_pass_and_play_end_shows_at_once(phone, server):
