@@ -34,8 +34,10 @@ address, IPv6 per /64, since one host or home usually holds a whole /64 and may 
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import math
+import sys
 import threading
 import time
 from collections import deque
@@ -168,9 +170,9 @@ def _redis_windows(client):
 
 def windows_for(store: GameStore, clock: Callable[[], float] = time.time):
     """Return where the limits of `store` count: Redis for a Redis store, else this process."""
-    client = getattr(store, "_client", None)  # api.store.redis.RedisStore's command client
-    if client is not None and hasattr(client, "register_script"):
-        return _redis_windows(client)
+    redis_store = sys.modules.get("api.store.redis")  # not imported: no Redis store (and no cost to load it)
+    if redis_store is not None and isinstance(store, redis_store.RedisStore):
+        return _redis_windows(store._client)  # its command client: one server, Sentinel's primary, Cluster
     return LocalWindows(clock)
 
 
@@ -318,6 +320,9 @@ def init_app(app) -> None:
     def limit_reads() -> None:
         if request.method in ("GET", "HEAD") and request.path.startswith("/api/v1/games/") \
                 and not request.path.endswith("/ws"):
-            app.extensions["alcabohne.service"].limiter.charge("read", client_key(request.remote_addr))
+            # A store that cannot count (full, a read-only replica) may still serve the read: the limit
+            # gives way rather than turn every read into a 503.
+            with contextlib.suppress(StoreUnavailable):
+                app.extensions["alcabohne.service"].limiter.charge("read", client_key(request.remote_addr))
 
     app.before_request(limit_reads)

@@ -28,6 +28,7 @@ import contextlib
 import logging
 import math
 import secrets
+import sys
 import threading
 import time
 from collections import Counter
@@ -273,9 +274,9 @@ class Admission:
 
 def places_for(store) -> Places:
     """Where the server-wide places of `store`'s server are counted: its Redis, else this process."""
-    client = getattr(store, "_client", None)  # api.store.redis.RedisStore's command client
-    if client is not None and hasattr(client, "register_script"):
-        return RedisPlaces(client)
+    redis_store = sys.modules.get("api.store.redis")  # not imported: no Redis store (and no cost to load it)
+    if redis_store is not None and isinstance(store, redis_store.RedisStore):
+        return RedisPlaces(store._client)  # its command client: one server, Sentinel's primary, Cluster
     return Places()
 
 

@@ -41,7 +41,7 @@ def test_deployed_gunicorn_logs_no_join_code(redis_server: RedisServer, tmp_path
             try:
                 if requests.get(base + "/healthz", timeout=1).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # not listening, or the worker still loading
                 time.sleep(0.1)
             assert proc.poll() is None, log.read_text(errors="replace")
         game = requests.post(base + "/api/v1/games", json={"mode": "duo"}, timeout=10).json()

@@ -51,7 +51,7 @@ def serve(tmp_path: Path, port: int, log: Path) -> subprocess.Popen:
         try:
             if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                 return proc
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its worker still loading
             pass
         if proc.poll() is not None:
             break
