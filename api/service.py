@@ -512,9 +512,9 @@ class GameService:
                 fingerprint: str = "") -> tuple[CommitResult, Commit]:
         """Store `doc` (with the engine `state` it holds) as the version after `game`'s, with its log
         `entry`: the one path of every change. The store announces the commit once, to every process:
-        for a move its log entry ("seat:action code", which every seat may see: `follow` applies it),
-        for a change at the table nothing (`follow` reads the game); never the document, whose seed,
-        salt and token hashes stay in the store. Once stored, the fan-out advances this process's
+        for a move its log entry (the seat and the action's code, which every seat may see: `follow`
+        applies it), for a change at the table nothing (`follow` reads the game); never the document,
+        whose seed, salt and token hashes stay in the store. Once stored, the fan-out advances this process's
         sockets to it before anything else happens. Returns the store's result and the commit."""
         raw = dumps(doc)
         commit = Commit(game_id, Loaded(game.version + 1, doc, raw, state, events), events, mover)

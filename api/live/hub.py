@@ -4,11 +4,11 @@ One hub per app (so per gunicorn worker). On the first socket it makes the worke
 subscription (Redis: the store's PSUBSCRIBE, made before its listener thread starts; embedded stores:
 the in-process broker). It keeps a registry game id -> connections behind a lock.
 
-One verb brings sockets to a version: `advance`. The commit's own process advances its sockets from
-what it just stored, on the committing thread (GameService calls `advance` once per commit, after the
-store). Every other process hears the store's announcement of the commit, which carries the version
-and, for a move, its log entry ("seat:action code": nothing secret; never the document, the seed or
-the token hashes), and advances its sockets from what its reader (`GameReader`: two read methods of
+One verb brings sockets to a version: `advance`. The commit's own process advances its sockets from what
+it just stored, on the committing thread (GameService calls `advance` once per commit, after the store).
+Every other process hears the store's announcement of the commit, which carries the version and, for a
+move, its log entry (the seat and the action's code: nothing secret; never the document, the seed or the
+token hashes), and advances its sockets from what its reader (`GameReader`: two read methods of
 GameService, nothing else) returns for that version: the move applied to the version before when this
 process holds it, else a read of the game. Rendering is here and in api.live.frames, one `engine.view`
 and one JSON encoding per seat; each socket's Sender (api.live.wssocket) sends its frame at once when
