@@ -1,0 +1,82 @@
+"""A TypeScript client generated from the served OpenAPI document plays whole games (issue 28).
+
+openapi-typescript writes the types of the document a live server serves, tsc --strict compiles
+tests/clients/typescript/play.ts against them (openapi-fetch calls, no casts: views, actions, events and
+problems are typed by the document) and the result plays a solo and a duo game to the end over HTTP. The
+packages are pinned in tests/clients/typescript/package-lock.json and installed here with `npm ci`. A
+second file that reads a field an event type does not have must fail to compile: the types are precise.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from api.store.memory import MemoryStore
+from tests.live.servers import ThreadServer
+from tests.node import node_command
+
+HERE = Path(__file__).with_name("typescript")
+
+
+def _run(args: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(args, cwd=HERE, capture_output=True, text=True, check=False, **kw)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ThreadServer(MemoryStore(), PUBLIC_URL="http://table.test") as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def compiled(server, tmp_path_factory) -> list[str]:
+    """npm ci, the types of the served document, tsc --strict; return the command that runs the client."""
+    node = node_command()
+    npm = shutil.which("npm")
+    if npm is None:
+        if os.environ.get("ALCABOHNE_CI") == "1":
+            pytest.fail("npm is needed for the generated TypeScript client")
+        pytest.skip("npm is needed for the generated TypeScript client")
+    with open(HERE / "package.json", "rb") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)  # parallel test workers install and build once
+        if not (HERE / "node_modules" / "openapi-fetch").is_dir():
+            run = _run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], timeout=600)
+            assert run.returncode == 0, run.stdout + run.stderr
+        document = tmp_path_factory.mktemp("openapi") / "openapi.json"
+        document.write_text(json.dumps(server.app.test_client().get("/api/v1/openapi.json").get_json()))
+        bin_dir = HERE / "node_modules" / ".bin"
+        run = _run([*node, str(bin_dir / "openapi-typescript"), str(document), "-o", "schema.d.ts"],
+                   timeout=300)
+        assert run.returncode == 0, run.stdout + run.stderr
+        run = _run([*node, str(bin_dir / "tsc"), "-p", "tsconfig.json"], timeout=300)
+        assert run.returncode == 0, run.stdout + run.stderr
+    return [*node, str(HERE / "build" / "play.js")]
+
+
+@pytest.mark.parametrize("mode", ["solo", "duo"])
+def test_the_generated_typescript_client_plays_a_game(server, compiled, mode):
+    run = subprocess.run([*compiled, server.url, mode], capture_output=True, text=True, timeout=600,
+                         check=False)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    summary = json.loads(run.stdout.strip().splitlines()[-1])
+    game = server.app.test_client().get(f"/api/v1/games/{summary['game_id']}").get_json()
+    assert game["view"]["phase"] == "over" and summary["version"] == game["version"]
+    assert summary["result"] == game["view"]["result"]
+    assert summary["log_entries"] == game["version"] - 1  # every version after the creation
+    assert summary["counts"]["game_over"] == 1 and summary["counts"]["turn"] > 10
+    assert summary["refused"] == 400 and summary["pointers"] == ["/version"]
+
+
+def test_a_field_the_document_does_not_give_does_not_compile(compiled):
+    node = compiled[:-1]
+    run = _run([*node, str(HERE / "node_modules" / ".bin" / "tsc"), "-p", "tsconfig.wrong.json"], timeout=300)
+    assert run.returncode != 0
+    assert "Property 'coins' does not exist" in run.stdout, run.stdout
+    assert "possibly 'null'" in run.stdout, run.stdout
