@@ -598,8 +598,8 @@ class GameService:
         self._catch_up(game_id, self._load(game_id))
 
     def hint(self, game_id: str, token: str | None) -> dict:
-        """Return {game_id, version, seat, action, reason_code, reason}: the greedy bot's choice for the
-        caller's seat (engine.bots.hint, from the caller's own view only) and why.
+        """Return {game_id, version, seat, action, reason_code, reason}: the suggested move for the
+        caller's seat (engine.bots.hint: the mc search, from the caller's own view only) and why.
 
         Raises unknown_game, bad_token (no or wrong token), not_your_turn (not the caller's turn, or
         the game is over). Commits nothing."""

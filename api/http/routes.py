@@ -192,8 +192,8 @@ def get_events(args, game_id):
 
 
 @blp.route("/games/<game_id:game_id>/hint", methods=["GET"])
-@blp.response(200, HintSchema, description="A suggested action for the caller's seat (the greedy bot's "
-              "choice, from the caller's own view) with a one-line reason.")
+@blp.response(200, HintSchema, description="A suggested action for the caller's seat (the mc bot's "
+              "search, from the caller's own view) with a one-line reason.")
 @blp.doc(security=TOKEN)
 @problems("unknown_game", "bad_token", "not_your_turn")
 def get_hint(game_id):

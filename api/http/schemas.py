@@ -218,11 +218,11 @@ class HintSchema(Schema):
     version = fields.Integer(required=True, metadata={"description": "The version the hint is for."})
     seat = fields.Integer(required=True)
     action = fields.Dict(required=True, metadata={
-        "description": "The suggested action: one of the caller's legal_actions (the greedy bot's choice)."})
+        "description": "The suggested action: one of the caller's legal_actions (engine.bots.hint)."})
     reason_code = fields.String(required=True, metadata={
-        "description": "A stable key of the reason (must_plant, grow_field, make_room, cash_in, "
-                       "free_field, pay_protection, take_bundle, discard, feed_boss, unload_hand, "
-                       "buy_field, only_choice, end_phase), for clients that translate it."})
+        "description": "A stable key of the reason, e.g. must_plant, cash_in, room_for_bundle, "
+                       "pay_protection, take_bundle, end_phase (engine/bots/hint.py has them all), "
+                       "for clients that translate it; a key a client does not know: show `reason`."})
     reason = fields.String(required=True, metadata={"description": "Why, in one English line."})
 
 
