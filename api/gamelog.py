@@ -7,8 +7,11 @@ and an idempotency record keeps no answer: both are rendered again from a replay
 
 Entries, one line each, one per version from 2 on (version 1 is the creation):
 
-    "<seat>:<code>"   a move: `seat` took the action whose engine code is `code` (engine.actions),
-                      e.g. "0:62" (four bytes where the action and its events took some 200)
+    "<cc>"            a move: two characters of MOVE_DIGITS standing for `code * 2 + seat`, where
+                      `seat` took the action whose engine code is `code` (engine.actions), e.g. "B8"
+                      (two bytes where the action and its events took some 200: a game's log is a
+                      budget, docs/architecture.md "What is stored")
+    "<seat>:<code>"   the same move as written up to release 0.2.1, e.g. "0:62" (still read)
     {"seat": ..., "change": ..., ...}
                       a change at the table, as compact JSON (`Change.events` tells its event):
                       "joined" or "transferred" with the seat's `name` after it (and `was`, the name
@@ -72,9 +75,19 @@ class Change:
         return [{"type": SEAT_EVENT[self.kind], "seat": self.seat, "name": self.fields.get("name")}]
 
 
+# The digits of a move entry (base64url's): no "{" (a change), ":" (the old form) or newline among them.
+MOVE_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+_DIGIT = {c: i for i, c in enumerate(MOVE_DIGITS)}
+_BASE = len(MOVE_DIGITS)
+
+
 def move(seat: int, action: dict) -> str:
-    """Return the entry of a move (`action` already accepted by the engine)."""
-    return f"{seat}:{actions.parse(action)}"
+    """Return the entry of a move (`action` already accepted by the engine): two characters for every
+    move of a game of two seats (the engine's codes are below 2048)."""
+    number = actions.parse(action) * 2 + seat
+    if seat not in (0, 1) or number >= _BASE * _BASE:  # pragma: no cover - no such seat or code today
+        return f"{seat}:{number // 2}"
+    return MOVE_DIGITS[number // _BASE] + MOVE_DIGITS[number % _BASE]
 
 
 def change(seat: int, kind: str, **fields) -> str:
@@ -87,6 +100,9 @@ def parse(text: str) -> Move | Change:
     if text.startswith("{"):
         fields = json.loads(text)
         return Change(fields.pop("seat"), fields.pop("change"), fields)
+    if len(text) == 2 and text[0] in _DIGIT and text[1] in _DIGIT:
+        number = _DIGIT[text[0]] * _BASE + _DIGIT[text[1]]
+        return Move(number % 2, actions.to_dict(number // 2))
     seat, sep, code = text.partition(":")
     if not sep:
         raise ValueError(f"not a log entry: {text!r}")

@@ -519,7 +519,8 @@ class GameService:
         raw = dumps(doc)
         commit = Commit(game_id, Loaded(game.version + 1, doc, raw, state, events), events, mover)
         res = self.store.commit(game_id, game.version, raw, ttl=self._ttl(doc, doc["position"]["phase"]),
-                                idem_key=idem_key, fingerprint=fingerprint, seat=mover or 0, log=entry,
+                                idem_key=idem_key, fingerprint=fingerprint, seat=mover or 0,
+                                compact=doc["position"]["phase"] == "over", log=entry,
                                 announce=entry if mover is not None else "")
         if res.status == "ok":
             self.recent.put(game_id, commit.game)

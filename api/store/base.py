@@ -78,6 +78,7 @@ class GameStore(ABC):
         idem_key: str | None = None,
         fingerprint: str = "",
         seat: int = 0,
+        compact: bool = False,
         log: str = "",
         announce: str = "",
     ) -> CommitResult:
@@ -89,7 +90,9 @@ class GameStore(ABC):
         version expected+1, set the lifetime to `ttl` seconds, record `idem_key -> (fingerprint, new
         version)` for `seat` (when a key is given; the seat keeps its newest IDEMPOTENCY_WINDOW records
         and forgets older ones; the records live as long as the game), append `log` (one line: no
-        newline) as the entry of the new version, and announce (game_id, new_version, `announce`) to
+        newline) as the entry of the new version (with `compact`, the caller's word that the log will
+        hardly grow again, the game being over: the backend then keeps it in no more bytes than it
+        needs, where it would leave room to grow), and announce (game_id, new_version, `announce`) to
         the subscribers of every process. `announce` is text without meaning to the store, stored
         nowhere; every subscriber (any process, any client of a shared Redis) reads it, so the caller
         puts nothing secret in it (api.service: a move's log entry, or nothing).

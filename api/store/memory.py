@@ -69,6 +69,7 @@ class MemoryStore(GameStore):
         idem_key: str | None = None,
         fingerprint: str = "",
         seat: int = 0,
+        compact: bool = False,  # nothing to do: the log is a list
         log: str = "",
         announce: str = "",
     ) -> CommitResult:

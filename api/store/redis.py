@@ -124,7 +124,8 @@ _LISTEN_SLICE = 0.25
 _RECONNECT_FIRST, _RECONNECT_CAP = 0.1, 2.0
 
 # KEYS: state, log.  ARGV: expected, doc, ttl, idem key ('' for none), fingerprint, log, the key's seat,
-# channel, announcement, commit token, "1" when the caller WAITs for replicas, the records kept per seat.
+# channel, announcement, commit token, "1" when the caller WAITs for replicas, the records kept per seat,
+# "1" to store the log at its size (compact).
 # Returns {status, version}: for a duplicate, the version the key's commit produced; "ok" also for a
 # copy of the latest commit (its token). Those two answers write nothing, unless the caller WAITs: then
 # they refresh a lifetime, a write that replicates after the commit they report, so that WAIT on this
@@ -165,7 +166,13 @@ else
   redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2], 't', ARGV[10])
 end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call('APPEND', KEYS[2], ARGV[6] .. '\\n')
+if ARGV[13] == '1' then
+  -- APPEND leaves a string room to grow by as much again (Redis doubles what it grows): in a game over,
+  -- the log is written afresh at its size.
+  redis.call('SET', KEYS[2], (redis.call('GET', KEYS[2]) or '') .. ARGV[6] .. '\\n')
+else
+  redis.call('APPEND', KEYS[2], ARGV[6] .. '\\n')
+end
 redis.call('EXPIRE', KEYS[2], ARGV[3])
 if ARGV[9] == '' then
   redis.call('PUBLISH', ARGV[8], new)
@@ -357,6 +364,7 @@ class RedisStore(GameStore):
         idem_key: str | None = None,
         fingerprint: str = "",
         seat: int = 0,
+        compact: bool = False,
         log: str = "",
         announce: str = "",
     ) -> CommitResult:
@@ -366,7 +374,7 @@ class RedisStore(GameStore):
         args = [
             expected_version, doc, ttl, "" if idem_key is None else idem_key, fingerprint, log,
             int(seat), game_channel(game_id), announce, secrets.token_hex(6),
-            "1" if self.wait_replicas else "", IDEMPOTENCY_WINDOW,
+            "1" if self.wait_replicas else "", IDEMPOTENCY_WINDOW, "1" if compact else "",
         ]  # fmt: skip
         with _errors():
             status, version = self._run(self._commit, keys, args, wrote=lambda r: r[0] in ("ok", "duplicate"))

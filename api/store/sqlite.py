@@ -136,6 +136,7 @@ class SqliteStore(GameStore):
         idem_key: str | None = None,
         fingerprint: str = "",
         seat: int = 0,
+        compact: bool = False,  # nothing to do: SQLite writes the row at its size
         log: str = "",
         announce: str = "",
     ) -> CommitResult:

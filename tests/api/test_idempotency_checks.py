@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from api.gamelog import IDEMPOTENCY_KEY_MAX
+from api.store.base import IDEMPOTENCY_WINDOW
 from tests.api.fixtures_api import API, api_store, bearer, client, make_app, new_game  # noqa: F401
 
 KEY = "6b1f4a52-0e7d-4f3a-9c28-1d5e7b9a0c34"
@@ -143,3 +145,41 @@ def test_a_read_the_store_does_not_confirm_is_read_again_before_refusing(api_sto
     assert api_store.load(game.id)[0] == version + 1
     again = fresh.post(f"{API}/games/{game.id}/actions", json=body, headers=headers)
     assert again.headers["Idempotent-Replayed"] == "true"
+
+
+def test_a_seat_keeps_its_last_keys_and_a_forgotten_one_gets_stale_version(api_store):
+    """docs/protocol.md §10: the last IDEMPOTENCY_WINDOW keys of each seat are remembered. A retry under
+    an older one names a version its own move has passed: 409 stale_version with the current version
+    and view, and nothing is applied again. On every store."""
+    game = new_game(make_app(api_store).test_client(), "solo")
+    sent = []
+    for i in range(IDEMPOTENCY_WINDOW + 1):
+        body = {"action": game.get(0).get_json()["view"]["legal_actions"][0], "version": game.version}
+        first = post(game, 0, body, f"key-{i}")
+        assert first.status_code == 200, first.get_json()
+        game.version = first.get_json()["version"]
+        sent.append((f"key-{i}", body, first.get_data()))
+    before = api_store.load(game.id)
+    for key, body, answer in sent[1:]:  # the newest: replayed, byte for byte
+        again = post(game, 0, body, key)
+        assert again.headers["Idempotent-Replayed"] == "true" and again.get_data() == answer
+    key, body, _ = sent[0]
+    retry = post(game, 0, body, key)
+    assert code_of(retry) == (409, "stale_version")
+    assert retry.get_json()["version"] == game.version
+    assert retry.get_json()["view"]["seat"] == 0
+    assert api_store.load(game.id) == before, "a forgotten key's move was applied again"
+
+
+def test_a_key_of_the_greatest_length_is_taken_and_a_longer_one_refused(api_store):
+    """The limit is the same for the header and the websocket's message id (one space of keys)."""
+    from api.live.ws import MAX_ID
+
+    assert MAX_ID == IDEMPOTENCY_KEY_MAX
+    game = new_game(make_app(api_store).test_client(), "solo")
+    body = {"action": game.get(0).get_json()["view"]["legal_actions"][0], "version": game.version}
+    refused = post(game, 0, body, "k" * (IDEMPOTENCY_KEY_MAX + 1))
+    assert code_of(refused) == (400, "invalid_request")
+    assert "Idempotency-Key" in str(refused.get_json().get("errors"))
+    assert post(game, 0, body, "k" * IDEMPOTENCY_KEY_MAX).status_code == 200
+    assert post(game, 0, body, "k" * IDEMPOTENCY_KEY_MAX).headers["Idempotent-Replayed"] == "true"

@@ -160,6 +160,16 @@ def test_log_since_returns_newer_entries_oldest_first(store: GameStore, game: st
     assert store.log_since(game, 99) == []
 
 
+def test_a_compact_commit_keeps_the_log_as_it_is(store: GameStore, game: str) -> None:
+    """`compact` (the game is over) may change how the log is kept, never what it holds."""
+    assert store.commit(game, 1, "v2", ttl=HOUR, log="e2").status == "ok"
+    assert store.commit(game, 2, "v3", ttl=HOUR, log="e3", compact=True) == CommitResult("ok", 3)
+    assert store.log_since(game, 0) == [(2, "e2"), (3, "e3")]
+    assert store.load_latest(game) == (3, "v3", "e3")
+    assert store.commit(game, 3, "v4", ttl=HOUR, log="e4") == CommitResult("ok", 4)  # a rematch link, say
+    assert store.log_since(game, 2) == [(3, "e3"), (4, "e4")]
+
+
 def test_log_keeps_every_entry_of_a_long_game(store: GameStore, game: str) -> None:
     total = 1200  # far more versions than a game has
     for v in range(1, total + 1):
