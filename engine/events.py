@@ -24,7 +24,9 @@ BEAN = {"type": "string", "enum": list(BEANS), "description": "A bean code (docs
 BOSS = {"type": "string", "enum": list(BOSSES), "description": "A Mafia boss."}
 COUNT = {"type": "integer", "minimum": 1, "description": "How many cards."}
 COINS = {"type": "integer", "minimum": 0, "description": "How many of them became coins."}
-FINAL = {"const": True, "description": "Only in the final harvest at the end (R100); absent otherwise."}
+# Written as a boolean (always true when present), not as `const: true`, which client generators mishandle.
+FINAL = {"type": "boolean", "description": "true, and only in the final harvest at the end (R100); absent "
+                                          "otherwise."}
 SOURCE = {"type": "string", "enum": ["hand", "display"],
           "description": "hand: one card from the hand; display: a whole bundle of the display."}
 NAME = {"type": ["string", "null"], "description": "The seat's player name (plain text), null when none."}

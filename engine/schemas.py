@@ -61,8 +61,7 @@ def components(ref: Ref) -> dict[str, dict]:
         "Bean": {"type": "string", "enum": list(BEANS), "description": "A bean code (docs/protocol.md §1)."},
         "Boss": {"type": "string", "enum": list(BOSSES), "description": "A Mafia boss."},
         "Pile": {"type": "array", "description": "[bean, count]: cards of one bean on a field or a boss.",
-                 "prefixItems": [bean, {"type": "integer", "minimum": 1}], "minItems": 2, "maxItems": 2,
-                 "items": False},
+                 "prefixItems": [bean, {"type": "integer", "minimum": 1}], "minItems": 2, "maxItems": 2},
     }
     pile_or_null = _null_or(r("Pile"))
     count = {"type": "integer", "minimum": 0}

@@ -1,10 +1,15 @@
-"""A TypeScript client generated from the served OpenAPI document plays whole games (issue 28).
+"""Clients generated from the served OpenAPI document play whole games (issue 28).
 
 openapi-typescript writes the types of the document a live server serves, tsc --strict compiles
 tests/clients/typescript/play.ts against them (openapi-fetch calls, no casts: views, actions, events and
 problems are typed by the document) and the result plays a solo and a duo game to the end over HTTP. The
 packages are pinned in tests/clients/typescript/package-lock.json and installed here with `npm ci`. A
 second file that reads a field an event type does not have must fail to compile: the types are precise.
+
+Likewise openapi-python-client generates a Python package from the served document, mypy --strict
+checks tests/clients/python/play.py against it (no casts, no `type: ignore`; the generated package's
+own code is the generator's and is not checked) and the script plays a solo and a duo game. Its
+toolchain is pinned in tests/clients/python/requirements.txt and installed into a venv there.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +29,7 @@ from tests.live.servers import ThreadServer
 from tests.node import node_command
 
 HERE = Path(__file__).with_name("typescript")
+PY = Path(__file__).with_name("python")
 
 
 def _run(args: list[str], **kw) -> subprocess.CompletedProcess:
@@ -80,3 +87,52 @@ def test_a_field_the_document_does_not_give_does_not_compile(compiled):
     assert run.returncode != 0
     assert "Property 'coins' does not exist" in run.stdout, run.stdout
     assert "possibly 'null'" in run.stdout, run.stdout
+
+
+@pytest.fixture(scope="module")
+def python_client(server, tmp_path_factory) -> list[str]:
+    """The pinned toolchain in tests/clients/python/.venv, the package generated from the served
+    document, mypy --strict on play.py; return the command that runs it."""
+    venv = PY / ".venv"
+    python = venv / "bin" / "python"
+    env = dict(os.environ, PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    with open(PY / "requirements.txt", "rb") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        if not (venv / "bin" / "openapi-python-client").exists():
+            run = subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], capture_output=True,
+                                 text=True, timeout=300, check=False)
+            assert run.returncode == 0, run.stderr
+            install = [str(python), "-m", "pip", "install", "-q", "-r", "requirements.txt"]
+            run = subprocess.run(install, cwd=PY, capture_output=True, text=True, timeout=900, check=False)
+            assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        document = tmp_path_factory.mktemp("openapi-py") / "openapi.json"
+        document.write_text(json.dumps(server.app.test_client().get("/api/v1/openapi.json").get_json()))
+        generate = [str(venv / "bin" / "openapi-python-client"), "generate", "--path", str(document),
+                    "--meta", "none", "--overwrite", "--output-path", "alcabohne_client"]
+        run = subprocess.run(generate, cwd=PY, env=env, capture_output=True, text=True, timeout=300,
+                             check=False)
+        assert run.returncode == 0 and (PY / "alcabohne_client" / "client.py").exists(), run.stdout[-3000:]
+        run = subprocess.run([str(venv / "bin" / "mypy"), "--config-file", "mypy.ini", "play.py"], cwd=PY,
+                             env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert run.returncode == 0, run.stdout[-3000:]
+    return [str(python), str(PY / "play.py")]
+
+
+@pytest.mark.parametrize("mode", ["solo", "duo"])
+def test_the_generated_python_client_plays_a_game(server, python_client, mode):
+    run = subprocess.run([*python_client, server.url, mode], cwd=PY, capture_output=True, text=True,
+                         timeout=600, check=False)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    summary = json.loads(run.stdout.strip().splitlines()[-1])
+    game = server.app.test_client().get(f"/api/v1/games/{summary['game_id']}").get_json()
+    assert game["view"]["phase"] == "over" and summary["version"] == game["version"]
+    assert summary["scores"] == game["view"]["result"]["scores"]
+    assert summary["log_entries"] == game["version"] - 1
+    assert summary["counts"]["game_over"] == 1 and summary["stale"] is True
+
+
+def test_play_py_has_no_cast_and_no_type_ignore():
+    text = (PY / "play.py").read_text(encoding="utf-8")
+    assert "cast(" not in text and "# type: ignore" not in text
+    code = [line.split("//")[0] for line in (HERE / "play.ts").read_text(encoding="utf-8").splitlines()]
+    assert not [line for line in code if " as " in line or "!." in line or "<any>" in line or ": any" in line]
