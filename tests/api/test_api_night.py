@@ -109,17 +109,19 @@ def test_a_transfer_keeps_the_name_unless_a_new_one_is_given(mclient):
 
 def finish(game: Game) -> dict:
     """Play `game` to its end with each active seat's first legal action; return the last answer."""
-    answer = game.get(0).get_json()
-    game.version = answer["version"]
+    seat = 0
+    answer = game.get(seat).get_json()
     while answer["view"]["phase"] != "over":
-        seat = answer["view"]["active"]
-        mine = game.get(seat).get_json()
-        resp = game.act(seat, mine["view"]["legal_actions"][0], version=mine["version"])
+        if answer["view"]["active"] != seat:  # each answer is the mover's view: read the next mover's
+            # (a computer's seat has no token: its moves follow ours, so read our own view again)
+            seat = answer["view"]["active"] if answer["view"]["active"] in game.tokens else seat
+            answer = game.get(seat).get_json()
+            continue
+        resp = game.act(seat, answer["view"]["legal_actions"][0], version=answer["version"])
         assert resp.status_code == 200, resp.get_json()
-        game.version = resp.get_json()["version"]
-        answer = game.get(0).get_json()
-        game.version = answer["version"]
-    return answer
+        answer = resp.get_json()
+    game.version = answer["version"]
+    return game.get(0).get_json()
 
 
 # ------------------------------------------------------------------ rematch
