@@ -125,8 +125,15 @@ def test_killing_a_worker_loses_no_acknowledged_move(server: Gunicorn, redis_ser
         held = {server.worker_of(bot.live) for bot, thread in zip(bots, threads, strict=True)
                 if thread.is_alive()}
         victim = next((p for p in server.worker_pids() if p in held), server.worker_pids()[0])
+        acked = sum(len(bot.acked) for bot in bots)
         os.kill(victim, signal.SIGKILL)
-        time.sleep(3.0)
+        # Until the killed worker's sockets have reconnected and the games have moved on past it.
+        deadline = time.monotonic() + 15
+        def moved_on() -> bool:
+            return sum(b.reconnects for b in bots) > 0 and sum(len(b.acked) for b in bots) >= acked + 12
+
+        while time.monotonic() < deadline and not moved_on():
+            time.sleep(0.01)
     finally:
         for bot in bots:
             bot.stop = True
