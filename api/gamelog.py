@@ -11,7 +11,9 @@ Entries, one line each, one per version from 2 on (version 1 is the creation):
                       `seat` took the action whose engine code is `code` (engine.actions), e.g. "B8"
                       (two bytes where the action and its events took some 200: a game's log is a
                       budget, docs/architecture.md "What is stored")
-    "<seat>:<code>"   the same move as written up to release 0.2.1, e.g. "0:62" (still read)
+    "<seat>:<code>"   the same move as written up to release 0.2.1, e.g. "0:62" (still read; a
+                      worker of that release cannot read the two characters: upgrade every worker
+                      of a deployment together)
     {"seat": ..., "change": ..., ...}
                       a change at the table, as compact JSON (`Change.events` tells its event):
                       "joined" or "transferred" with the seat's `name` after it (and `was`, the name
@@ -84,9 +86,10 @@ _BASE = len(MOVE_DIGITS)
 def move(seat: int, action: dict) -> str:
     """Return the entry of a move (`action` already accepted by the engine): two characters for every
     move of a game of two seats (the engine's codes are below 2048)."""
-    number = actions.parse(action) * 2 + seat
+    code = actions.parse(action)
+    number = code * 2 + seat
     if seat not in (0, 1) or number >= _BASE * _BASE:  # pragma: no cover - no such seat or code today
-        return f"{seat}:{number // 2}"
+        return f"{seat}:{code}"
     return MOVE_DIGITS[number // _BASE] + MOVE_DIGITS[number % _BASE]
 
 
