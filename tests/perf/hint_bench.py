@@ -73,7 +73,8 @@ def play(job: tuple) -> dict:
         s, _ = engine.apply(s, action)
         moves += 1
     r = s.result
-    return {"name": name, "mode": mode, "won": hint_seat in r["winners"], "score": r["scores"][hint_seat],
+    return {"name": name, "mode": mode, "deal": deal_seed, "seat": hint_seat,
+            "won": hint_seat in r["winners"], "score": r["scores"][hint_seat],
             "mafia": r["mafia"], "other": r["scores"][1 - hint_seat] if mode == "duo" else None,
             "times": times, "harvests": harvests, "zero": zero, "forced": forced}
 
@@ -124,10 +125,13 @@ def main() -> None:
     ap.add_argument("--modes", default="solo,duo")
     ap.add_argument("--out", help="also append each game's row to this JSON-lines file as it ends")
     ap.add_argument("--report", nargs="+", metavar="FILE", help="only print the figures of --out files")
+    ap.add_argument("--deals", type=int, help="with --report: only the games of the first DEALS deals")
     a = ap.parse_args()
     if a.report:
         lines = [line for f in a.report for line in Path(f).read_text("utf-8").splitlines()]
         rows = [json.loads(line) for line in lines if line]
+        if a.deals:
+            rows = [r for r in rows if r["deal"] < a.seed + a.deals]
         print(report(rows))
         return
     out = open(a.out, "a", encoding="utf-8") if a.out else None  # noqa: SIM115 - closed below
