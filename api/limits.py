@@ -168,12 +168,13 @@ def _redis_windows(client):
     return StoreRedisStorage()
 
 
-def windows_for(store: GameStore, clock: Callable[[], float] = time.time):
-    """Return where the limits of `store` count: Redis for a Redis store, else this process."""
+def windows_for(store: GameStore, clock: Callable[[], float] | None = None):
+    """Return where the limits of `store` count: Redis for a Redis store, else this process (on the
+    store's own clock when it has one: tests move it)."""
     redis_store = sys.modules.get("api.store.redis")  # not imported: no Redis store (and no cost to load it)
     if redis_store is not None and isinstance(store, redis_store.RedisStore):
         return _redis_windows(store._client)  # its command client: one server, Sentinel's primary, Cluster
-    return LocalWindows(clock)
+    return LocalWindows(clock or getattr(store, "_clock", None) or time.time)
 
 
 class Limiter:
@@ -181,11 +182,12 @@ class Limiter:
     count of 0, is not limited. `windows` (default: windows_for(store)) counts."""
 
     def __init__(self, store: GameStore, limits: dict[str, Limit], *, windows=None,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] | None = None):
         self.store = store
         self.limits = {kind: limit for kind, limit in limits.items() if limit.count > 0}
-        self.clock = clock
         self.windows = windows if windows is not None else windows_for(store, clock)
+        # The clock the windows count on (Redis: this host's wall clock, as `limits` uses).
+        self.clock = clock or getattr(self.windows, "clock", None) or time.time
 
     @classmethod
     def from_config(cls, store: GameStore, config) -> Limiter:

@@ -25,14 +25,36 @@ ZWJ = "\u200d"
 # soft hyphen, Hangul fillers, the Braille blank, tag characters, byte-order mark). The OpenAPI pattern
 # holds this much; `clean_name` checks the rest (every format character, what a person sees).
 _FORBIDDEN = (r"\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c"
-              r"\u200e\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufeff\uffa0\ufff9-\ufffb"
-              r"\U000e0000-\U000e007f")
-# A name: optional whitespace, then 1..NAME_RAW_MAX characters that start and end with a non-space, then
-# optional whitespace. It is the `pattern` of the OpenAPI document too, so a client (and schemathesis)
-# knows what may be sent; it is applied as JSON Schema does (re.search).
-NAME_PATTERN = (rf"^[^\S{_FORBIDDEN}]*[^\s{_FORBIDDEN}](?:[^{_FORBIDDEN}]{{0,{NAME_RAW_MAX - 2}}}"
+              r"\u200e\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufeff\uffa0\ufff9-\ufffb")
+
+
+def _marks_class() -> str:
+    """The combining marks of the Basic Multilingual Plane (and the emoji presentation selectors), as
+    the ranges of a regular expression class: BMP only, which ECMA-262 and Python read alike."""
+    ranges, start = [], None
+    for code in range(0x10000):
+        mark = unicodedata.category(chr(code)).startswith("M") or code in (0xFE0E, 0xFE0F)
+        if mark and start is None:
+            start = code
+        elif not mark and start is not None:
+            ranges.append((start, code - 1))
+            start = None
+    return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+
+
+_MARKS = _marks_class()
+# The `pattern` of the OpenAPI document: what a client may send for sure (every name it matches is
+# accepted, reserved names aside): optional whitespace, then 1..NAME_MAX code points that start with a
+# character that is no space, mark or joiner and end with a non-space, then optional whitespace; no
+# four marks in a row. It is applied as JSON Schema does (re.search). The server accepts more (up to
+# NAME_MAX characters as seen, NAME_RAW_MAX code points): `clean_name` decides.
+NAME_PATTERN = (rf"^(?!.*[{_MARKS}]{{4}})[^\S{_FORBIDDEN}]*[^\s{_FORBIDDEN}{_MARKS}\u200d]"
+                rf"(?:[^{_FORBIDDEN}]{{0,{NAME_MAX - 2}}}[^\s{_FORBIDDEN}])?[^\S{_FORBIDDEN}]*$")
+# What the server takes before its own checks: the same, up to NAME_RAW_MAX code points.
+_RAW_PATTERN = (rf"^[^\S{_FORBIDDEN}]*[^\s{_FORBIDDEN}](?:[^{_FORBIDDEN}]{{0,{NAME_RAW_MAX - 2}}}"
                 rf"[^\s{_FORBIDDEN}])?[^\S{_FORBIDDEN}]*$")
-_NAME_RE = re.compile(NAME_PATTERN)
+_NAME_RE = re.compile(_RAW_PATTERN)
+_FORBIDDEN_RE = re.compile(f"[{_FORBIDDEN}]")
 NAME_RULE = (f"A name is 1-{NAME_MAX} characters as a person sees them (a letter with its accents, an "
              f"emoji), after trimming, without control, invisible or direction-changing characters "
              f"(at most {NAME_RAW_MAX} code points before trimming); names of the game (the computer, the "
@@ -72,6 +94,9 @@ def clean_name(value: str) -> str:
     if not isinstance(value, str) or len(value) > NAME_RAW_MAX or _NAME_RE.search(value) is None:
         raise ValueError(NAME_RULE)
     text = unicodedata.normalize("NFC", value)
+    # Format characters beyond the Basic Multilingual Plane (tags, musical and shorthand format
+    # controls) show nothing: dropped, as the OpenAPI pattern (BMP only) cannot name them.
+    text = "".join(ch for ch in text if ord(ch) <= 0xFFFF or unicodedata.category(ch) != "Cf").lstrip(ZWJ)
     text = " ".join("".join(" " if unicodedata.category(ch) == "Zs" else ch for ch in text).split(" "))
     text = re.sub(" +", " ", text).strip()
     if visible_length(text) is None:
@@ -84,25 +109,21 @@ def clean_name(value: str) -> str:
 def visible_length(text: str) -> int | None:
     """Return how many characters a person sees in `text` (grapheme clusters, approximately: a base
     with its combining marks, an emoji with its modifiers and ZWJ-joined parts, a flag), or None when
-    the text may not be a name: a control, unassigned, private-use or format character (but a ZWJ
-    between two symbols), more than MARKS_MAX marks on one character, nothing visible at all, or more
-    than NAME_MAX characters."""
+    the text may not be a name: a control or invisible character (_FORBIDDEN, a format character
+    outside the Basic Multilingual Plane, a zero-width joiner first), more than MARKS_MAX marks on one
+    character, nothing visible at all, or more than NAME_MAX characters. Unassigned and private-use
+    characters count as visible: they show (as a box at least), and newer emoji are unassigned to an
+    older Python."""
     count, marks, visible = 0, 0, False
     prev = ""
     for i, ch in enumerate(text):
         cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp"):
+        if cat in ("Cc", "Cs", "Zl", "Zp") or _FORBIDDEN_RE.match(ch) or (cat == "Cf" and ord(ch) > 0xFFFF):
             return None
         if ch == ZWJ:
-            after = text[i + 1] if i + 1 < len(text) else ""
-            if not (prev and unicodedata.category(prev) in ("So", "Sk") or prev in _EMOJI_PARTS) \
-                    or not after or unicodedata.category(after) != "So":
+            if not prev:
                 return None
-        elif cat == "Cf":
-            return None
-        elif cat.startswith("M") or ch in _EMOJI_PARTS:
-            if not prev or prev == " ":
-                return None  # a mark on nothing, or on a space, shows as nothing
+        elif (cat.startswith("M") or ch in _EMOJI_PARTS) and prev and prev != " ":
             marks += 1
             if marks > MARKS_MAX:
                 return None
@@ -110,9 +131,9 @@ def visible_length(text: str) -> int | None:
                 text, i)):
             pass  # joined to the character before
         else:
-            count += 1
+            count += 1  # a base character (a mark with nothing to sit on shows on its own)
             marks = 0
-            visible = visible or cat[0] in "LNPS"
+            visible = visible or cat[0] in "LNPS" or cat in ("Co", "Cn")
         prev = ch
     if not visible or count > NAME_MAX:
         return None

@@ -15,7 +15,10 @@ Counted per process, like the threads they guard. Beside them, per client addres
 server (every worker and host sharing the store: `Places`, in Redis, else in this one process): at most
 `pending_per_client` pending sockets (a few: a phone says hello at once), `watchers_per_client` watchers
 and `seated_per_client` seated sockets. So one address holds only a few of a process's pending places,
-and a seated player from another address always finds one (issue 29).
+and a seated player from another address always finds one (issue 29). A place in Redis lasts LIVE_TTL
+seconds unless its process renews it, which it does as its sockets come, say hello and go (at most every
+LIVE_TTL / 3): a process whose sockets all sit still for LIVE_TTL lets their places lapse, so an address
+may then hold up to that process's own per-client share more, until its next socket renews them.
 
 A handshake past a cap gets 503 `server_busy` (the process is full) or 429 `rate_limited` (this client
 or game holds its share), with Retry-After; a hello past the watchers' places gets a `server_busy` error
@@ -36,7 +39,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from api.errors import ApiError
-from api.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -133,8 +135,11 @@ class RedisPlaces(Places):
         now = self.clock()
         try:
             return bool(self._take(keys=keys, args=[now, now + ttl, cap, uid]))
-        except Exception as err:
-            raise StoreUnavailable(f"socket places: {type(err).__name__}: {err}") from None
+        except Exception as err:  # noqa: BLE001
+            # A store that cannot count lets the socket in: its hello then meets the store's own error
+            # (store_unavailable, close 1011), the answer a client knows how to take.
+            log.info("socket places not counted: %s: %s", type(err).__name__, err)
+            return True
 
     def drop(self, client: str, state: str, uid: str) -> None:
         with contextlib.suppress(Exception):  # else the place expires by itself
@@ -232,6 +237,7 @@ class Admission:
                 if self.watchers_per_game and self._watching[ticket.game_id] >= self.watchers_per_game:
                     raise _busy(f"This game has its {self.watchers_per_game} watchers; watch again later.")
         cap = self.client_caps[state]
+        self._refresh_due()
         if not self.places.take(ticket.client, state, ticket.uid, cap, LIVE_TTL, leaving="pending"):
             what = "seated players" if seated else "watchers"
             raise _limited(f"At most {cap} {what} from one address on this server.")
@@ -258,6 +264,7 @@ class Admission:
                     del counter[key]
         if counted:
             self.places.drop(ticket.client, ticket.state, ticket.uid)
+            self._refresh_due()
 
     def _refresh_due(self) -> None:
         """Renew the server-wide places of this process's live sockets, a third of their life at most

@@ -30,7 +30,7 @@ HOSTILE = {
     "Hangul fillers (look empty)": "\u3164\u3164",
     "the Braille blank": "\u2800",
     "a soft hyphen": "An\u00adn",
-    "tag characters": "Ann\U000e0041\U000e0042",
+    "tag characters alone": "\U000e0041\U000e0042",
     "a byte-order mark": "\ufeffAnn",
     "combining marks alone": "\u0301\u0301",
     "a stack of combining marks": "Z" + "\u0301\u0302\u0303\u0304\u0305",
@@ -84,6 +84,7 @@ def test_names_of_the_game_are_refused_in_both_languages(server, name: str) -> N
     ("\U0001f469\u200d\U0001f469\u200d\U0001f467", "\U0001f469\u200d\U0001f469\u200d\U0001f467"),  # ZWJ emoji
     ("\U0001f1e9\U0001f1ea Al", "\U0001f1e9\U0001f1ea Al"),  # a flag; Al is a person's name
     ("\u0623\u062d\u0645\u062f", "\u0623\u062d\u0645\u062f"),  # a right-to-left name is a name
+    ("Ann\U000e0041\U000e0042", "Ann"),               # invisible tags beyond the BMP are dropped
     ("Joe", "Joe"), ("Donna", "Donna"), ("Duo", "Duo"),
 ])
 def test_names_people_have_are_kept(server, given: str, kept: str) -> None:
