@@ -17,6 +17,8 @@ const REPEAT_MS = 150; // the same kind of step again (five cards from the disca
 export const MAX_STEPS = 24; // the list of what just happened keeps the latest steps only
 const MAX_BEHIND = 12; // more steps than this still to tell: jump to the present
 const MAX_PLAYED = 40; // a batch with more events than this is not played out at all
+const BURST_MS = 250; // versions arriving closer than this (play over the API, a catch-up): no flights
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
 const reducedMotion = () => typeof matchMedia === 'function'
   && matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -57,8 +59,14 @@ export class Presenter {
    * A newer server view arrived (it is already the truth). `from` is the view it follows, `events`
    * what happened in between. `urgent`: show it at once, whatever is being told.
    */
-  news(from, view, events, { urgent = false, fromVersion = null } = {}) {
+  news(from, view, events, { urgent = false, fromVersion = null, queued = false, own = false } = {}) {
     const steps = told(events);
+    // A pushed version right behind the one before it (play over the API, a catch-up; not the answer
+    // to this phone's own move, nor one that waited its turn while steps were told) is shown at once:
+    // a burst of flying cards would only lag behind the truth.
+    const t = now();
+    const burst = !queued && !own && t - (this.lastPush ?? -Infinity) < BURST_MS;
+    if (!queued && !own) this.lastPush = t;
     if (this.play) {
       const behind = this.play.frames.length - this.play.i
         + this.play.queue.reduce((n, x) => n + told(x.events).length, 0) + steps.length;
@@ -71,7 +79,7 @@ export class Presenter {
       return;
     }
     if (urgent) this.land();
-    const motion = from && !urgent && !reducedMotion() && !hiddenPage() && events.length <= MAX_PLAYED;
+    const motion = from && !urgent && !burst && !reducedMotion() && !hiddenPage() && events.length <= MAX_PLAYED;
     const frames = motion ? framesOf(from, view, events) : null;
     if (motion && !frames) console.warn('replay.js did not reach the server view: shown at once', events);
     this.skipped = 0;
@@ -129,7 +137,7 @@ export class Presenter {
   next(queue) {
     while (queue.length) {
       const x = queue.shift();
-      this.news(x.from, x.view, x.events, { fromVersion: x.fromVersion });
+      this.news(x.from, x.view, x.events, { fromVersion: x.fromVersion, queued: true });
       if (this.play) {
         this.play.queue.push(...queue);
         return;
@@ -151,6 +159,14 @@ export class Presenter {
       this.keep(this.steps.concat(more));
     }
     this.settle();
+  }
+
+  /** What led to the view on screen, read after it was shown (a missed version): into the list. */
+  late(events) {
+    if (this.play) return; // newer steps are being told: these are the History's
+    this.keep(this.steps.concat(told(events)));
+    this.shown = this.steps.length;
+    this.onChange();
   }
 
   /** The list of what just happened keeps the latest steps; the rest are counted (see History). */

@@ -25,9 +25,10 @@ export class GameSession {
     this.curtain = null;
     this.sync = new GameSync(api, id, {
       watch,
-      onView: (from, view, events, fromVersion) => this.onView(from, view, events, fromVersion),
+      onView: (from, view, events, fromVersion, own) => this.onView(from, view, events, fromVersion, own),
       onChange: () => this.emit(),
       onRematch: () => this.cut(), // the offer shows at once, whatever is being told
+      onSteps: (events) => this.presenter.late(events),
     });
     this.presenter = new Presenter(() => this.emit(), () => this.sync.s.seat);
     this.s = this.state();
@@ -111,7 +112,7 @@ export class GameSession {
     document.removeEventListener('visibilitychange', this.onHide);
   }
 
-  onView(from, view, events, fromVersion) {
+  onView(from, view, events, fromVersion, own) {
     const y = this.sync.s;
     const over = view.phase === 'over';
     let urgent = over || events.some((e) => e.type === 'seat_joined');
@@ -122,7 +123,7 @@ export class GameSession {
     }
     // A view of another seat (pass-and-play after the curtain) continues no board: show it as it is.
     const same = from && from.seat === view.seat;
-    this.presenter.news(same ? from : null, view, same ? events : [], { urgent, fromVersion });
+    this.presenter.news(same ? from : null, view, same ? events : [], { urgent, fromVersion, own });
   }
 
   /** Show the truth at once (Skip, the end, a rematch offer, a hidden page). */

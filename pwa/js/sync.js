@@ -14,16 +14,17 @@ export class GameSync {
   /**
    * @param {import('./client.js').Client} api  the app's one API client
    * @param {string} id @param {{watch?: boolean, onView: Function, onChange: Function, onRematch?: Function}} opts
-   *   watch: the public table view, no token. onView(from, view, events, fromVersion): a newer view is
-   *   the truth now. onChange(): anything else changed. onRematch(): the next game exists.
+   *   watch: the public table view, no token. onView(from, view, events, fromVersion, own): a newer
+   *   view is the truth now (own: the answer to this phone's move). onChange(): anything else changed. onRematch(): the next game exists.
    */
-  constructor(api, id, { watch = false, onView, onChange, onRematch = () => {} }) {
+  constructor(api, id, { watch = false, onView, onChange, onRematch = () => {}, onSteps = () => {} }) {
     this.api = api;
     this.id = id;
     this.watch = watch;
     this.onView = onView;
     this.onChange = onChange;
     this.onRematch = onRematch;
+    this.onSteps = onSteps; // events of a version already shown, read afterwards
     const rec = watch ? null : store.game(id);
     this.tokens = (rec && rec.tokens) || {};
     this.hotseat = Boolean(rec && rec.hotseat);
@@ -175,6 +176,18 @@ export class GameSync {
     }
   }
 
+  /** Read the events from `from` to `upto` for the list of what just happened, unless the game moved
+   * on meanwhile. Beside the queue: the view is already shown. */
+  async fillSteps(from, upto) {
+    if (!from || this.halted) return;
+    try {
+      const events = await this.eventsSince(from, upto);
+      if (this.s.version === upto && events.length) this.onSteps(events);
+    } catch {
+      // narration is a nicety: the History reads the log again
+    }
+  }
+
   async eventsSince(from, upto) {
     try {
       const r = await this.api.events(this.id, this.token, from);
@@ -247,13 +260,15 @@ export class GameSync {
       const lobby = this.s.seats.some((x) => !x.taken);
       if (gap || lobby || !msg.view) {
         this.requestResync(); // a missed version (or seats changed): read it all again
+      } else if (msg.events) {
+        // The server attaches the events when we held the version before: the truth, told at once.
+        this.take(msg.version, msg.view, msg.events);
       } else {
-        this.enqueue(async () => {
-          if (msg.version <= this.s.version) return;
-          // The server attaches the events when we held the version before; otherwise ask for them.
-          const events = msg.events || (await this.eventsSince(this.s.version, msg.version));
-          this.take(msg.version, msg.view, events);
-        });
+        // The next version without its events: shown at once, what happened is read after it
+        // (nothing that is shown waits for a request).
+        const from = this.s.version;
+        this.take(msg.version, msg.view, []);
+        this.fillSteps(from, msg.version);
       }
     } else if (msg.type === 'presence' && Array.isArray(msg.seats)) {
       if (this.hotseat) return; // both seats are this phone: one of them is always "away"
@@ -271,9 +286,12 @@ export class GameSync {
     if (fresh) this.onRematch();
   }
 
-  /** A newer view is the truth now: hand it on at once. */
-  take(version, view, events) {
+  /** A newer view is the truth now: hand it on at once. `own`: the answer to this phone's move. */
+  take(version, view, events, own = false) {
     if (version <= this.s.version && this.s.view) return;
+    // The push of the version our move made may come before the move's answer: it is ours too.
+    const p = this.s.pending;
+    own = own || Boolean(p && p.seat === this.s.seat && version === p.version + 1);
     if (this.socket) this.socket.note(version); // its push of this version (our own move's) is no news
     this.noteEvents(version, events);
     if (events.some((e) => e.type === 'seat_joined')) {
@@ -283,7 +301,7 @@ export class GameSync {
     const fromVersion = this.s.version;
     this.s.version = version;
     this.s.view = view;
-    this.onView(from, view, events, fromVersion);
+    this.onView(from, view, events, fromVersion, own);
   }
 
   // ------------------------------------------------------------------ writing
@@ -333,7 +351,7 @@ export class GameSync {
     }
     this.clearPending();
     this.ok();
-    this.take(r.version, r.view, r.events || []);
+    this.take(r.version, r.view, r.events || [], true);
   }
 
   clearPending() {

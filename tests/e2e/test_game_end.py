@@ -80,13 +80,27 @@ class FastTable:
         raise AssertionError(f"game {self.gid} not over after {limit} moves")
 
 
+# What the page shows, for a failure's message.
+LOOK = """() => {
+  const t = document.querySelector('.table');
+  const conn = document.querySelector('.conn');
+  return {version: t && t.dataset.version, busy: t && t.dataset.busy, phase: t && t.dataset.phase,
+          conn: conn && conn.className, curtain: Boolean(document.querySelector('[data-curtain]')),
+          playing: (document.querySelector('[data-follow-playing]') || {dataset: {}}).dataset.followPlaying,
+          text: document.body.innerText.slice(0, 300)};
+}"""
+
+
 def shows_end_by(page, deadline: float, what: str = AGAIN) -> None:
     """The result and the button of the next game are on screen before `deadline` (no reload). Prints
     how long after the move (or the return to the network) it came, for the record (-s)."""
-    left = max(0.05, deadline - time.monotonic())
-    page.wait_for_selector(RESULT, timeout=left * 1000)
-    left = max(0.05, deadline - time.monotonic())
-    page.wait_for_selector(what, timeout=left * 1000)
+    try:
+        left = max(0.05, deadline - time.monotonic())
+        page.wait_for_selector(RESULT, timeout=left * 1000)
+        left = max(0.05, deadline - time.monotonic())
+        page.wait_for_selector(what, timeout=left * 1000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"no end screen in time; the page shows {page.evaluate(LOOK)}") from None
     assert page.locator(".end .winner").inner_text().strip()
     print(f"end shown {END_SECONDS - (deadline - time.monotonic()):.2f} s after the last move")
 
@@ -105,6 +119,15 @@ def test_duo_end_reaches_both_phones_live_and_after_offline(phone, server):
     brings the other phone to the same next game."""
     a = phone("host", reduced_motion="no-preference")
     b = phone("guest", reduced_motion="no-preference")
+    # Chromium's offline mode fails new requests and sockets but lets an open websocket run on: the
+    # guest's sockets go through a relay the test cuts when the phone goes offline.
+    sockets = []
+
+    def relay(ws):
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    b.route_web_socket("**/ws", relay)
     gid = new_game(a, "duo")
     code = a.get_attribute("[data-code]", "data-code")
     b.goto(f"/#join={code}")
@@ -119,6 +142,8 @@ def test_duo_end_reaches_both_phones_live_and_after_offline(phone, server):
     def network(n):
         if n == 20 or n == 120:
             b.context.set_offline(True)
+            for ws in sockets:
+                ws.close()
             seen[n] = table.version  # the server's version when the phone went offline
         elif n == 69:
             seen[n] = version(b)
