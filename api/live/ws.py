@@ -265,7 +265,11 @@ class Session:
                 self.refuse(self.error(err.code, err.detail))
                 return False
             self.hub.send_presence(conn)
-            self.sender.wake()  # messages that came with or after the hello wait in the buffer: read next
+            # Messages that came with or after the hello waited in the buffer: answer them here, still
+            # holding `reading`; from now on the reader thread answers what comes (answer_inline).
+            replies: list[str] = []
+            if not self.read_all(replies) or not self.sender.reply(replies):
+                return False
         return True
 
     def loop(self) -> None:
