@@ -81,11 +81,11 @@ _REGIONAL = range(0x1F1E6, 0x1F200)  # flags are pairs of regional indicators
 # it (POST /games/{id}/rematch): never equal to a token hash (64 hex digits), never a free seat.
 RESERVED_SEAT = "rematch"
 
-# The tutorial's deal (POST /games {"mode": "solo", "tutorial": true}). Played along its hints (the
-# greedy choice, engine.bots.hint), the first turn plants from the hand and from the display, harvests,
-# sees a boss capture a revealed card and a discard joining the display, gives to a boss and draws; the
-# third turn pays protection and a boss harvests (tests/api/test_api_night.py checks all of it).
-TUTORIAL_SEED = 20261393
+# The tutorial's deal (POST /games {"mode": "solo", "tutorial": true}). Played along its hints
+# (engine.bots.hint: one hint per position), its first three turns plant from the hand and from the
+# display, harvest, see a boss capture a revealed card and a discard joining the display, give to a
+# boss, draw, pay protection and see a boss harvest (tests/api/test_api_night.py checks all of it).
+TUTORIAL_SEED = 20261400
 
 
 def clean_name(value: str) -> str:

@@ -14,6 +14,9 @@ English and German).
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from ..actions import BUY, HARVEST, PLANT_HAND, to_dict
 from ..cards import BEANOMETER, BOSS_NAMES, NAMES_EN, coins
 from .knowledge import legal_codes_of
@@ -163,6 +166,12 @@ def _reason(action: dict, view: dict) -> tuple[str, str]:
     return "end_phase", "Nothing else here is worth more than moving on."
 
 
+def view_seed(view: dict) -> int:
+    """Return a 63-bit seed determined by `view` alone (SHA-256 of its canonical JSON)."""
+    text = json.dumps(view, sort_keys=True, separators=(",", ":"))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
 def hint(view: dict, seed: int, playouts: int = PLAYOUTS, width: int = WIDTH,
          strict: bool = False) -> tuple[dict, str, str]:
     """Return (action, reason_code, reason) for the viewer of `view`: the best legal action by a Monte
@@ -170,13 +179,16 @@ def hint(view: dict, seed: int, playouts: int = PLAYOUTS, width: int = WIDTH,
     explanation. Searched are the `purposeful` moves; `strict` leaves out every harvest that pays no
     coin unless harvesting is forced (`proposable`): measured much weaker (docs/bots.md "Hints").
 
-    Pure: reads only `view`; `seed` decides the search's deals of the unseen cards. Raises ValueError
-    when the view offers no legal action (not the viewer's turn, or the game is over)."""
+    Pure: reads only `view`. The search's deals of the unseen cards are seeded from the view itself,
+    so one position always gets one hint (asked again, after a reload or on the table's other phone,
+    and along the tutorial's deal); `seed` is taken like every bot's but changes nothing, since what
+    a seat's own hint says is no secret from that seat. Raises ValueError when the view offers no
+    legal action (not the viewer's turn, or the game is over)."""
     codes = legal_codes_of(view)
     if not codes:
         raise ValueError("no legal actions in this view (not the viewer's turn, or the game is over)")
     codes = proposable(view, codes) if strict else purposeful(view, codes)
-    action = to_dict(search(view, codes, seed, playouts, width))
+    action = to_dict(search(view, codes, view_seed(view), playouts, width))
     code, text = _reason(action, view)
     return action, code, text
 
