@@ -8,6 +8,7 @@ from tests.api import test_store_contract as contract
 
 pytestmark = contract.pytestmark
 game = contract.game  # fixture
+timed = contract.timed  # fixture
 
 for _name in dir(contract):
     if _name.startswith("test_") and not _name.startswith(("test_redis_", "test_sqlite_")):
