@@ -56,8 +56,9 @@ def test_every_cited_id_is_documented():
     cited = set()
     for top in ("engine", "api", "pwa/js", "tests"):
         for path in (ROOT / top).rglob("*"):
-            if "node_modules" in path.parts:  # other packages' code (a client test's npm install)
-                continue
+            parts = path.relative_to(ROOT).parts
+            if "node_modules" in parts or any(p.startswith(".") for p in parts):
+                continue  # other packages' code: a client test's npm install or virtualenv
             if path.suffix in (".py", ".js") and path.is_file():
                 cited.update(re.findall(r"\b(R\d+[ab]?|A\d+)\b", path.read_text(encoding="utf-8")))
     unknown = sorted(c for c in cited if c not in known and c.rstrip("ab") not in known)
