@@ -1,8 +1,9 @@
 """A hypothesis state machine drives one duo game through HTTP (docs/protocol.md §9-§10):
 moves, retries with the same Idempotency-Key, stale versions, out-of-turn and malformed moves, in any order.
 
-Invariants: the stored version is exactly one more per accepted move; a retry gets the first answer's
-bytes and changes nothing; every refusal leaves the stored game untouched.
+Invariants: the stored version is exactly one more per accepted move; a retry of a key the seat still
+holds (its newest IDEMPOTENCY_WINDOW) gets the first answer's bytes, an older one stale_version, and
+neither changes anything; every refusal leaves the stored game untouched.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from api import gamelog
+from api.store.base import IDEMPOTENCY_WINDOW
 from api.store.memory import MemoryStore
 from tests.api.fixtures_api import assert_no_secrets, make_app, new_game, stored
 
@@ -57,20 +59,28 @@ class ApiMachine(RuleBasedStateMachine):
         self.answered.append((key, seat, {"action": action, "version": self.game.version}, resp.data))
         self.game.version = answer["version"]
 
+    def remembered(self, key: str, seat: int) -> bool:
+        """Whether the server still holds `key`: the newest IDEMPOTENCY_WINDOW keys of each seat."""
+        return key in [k for k, s, _, _ in self.answered if s == seat][-IDEMPOTENCY_WINDOW:]
+
     @precondition(lambda self: self.answered)
     @rule(data=st.data())
     def retry(self, data):
         key, seat, body, first = data.draw(st.sampled_from(self.answered))
         before = self.store.load(self.game.id)
         resp = self.game.act(seat, body["action"], version=body["version"], key=key)
-        assert resp.status_code == 200 and resp.data == first
+        if self.remembered(key, seat):
+            assert resp.status_code == 200 and resp.data == first
+        else:  # forgotten: its version has passed, so it is stale (never applied twice)
+            self.refused(resp, 409, "stale_version")
+            assert resp.get_json()["version"] == self.game.version
         assert self.store.load(self.game.id) == before
 
     @precondition(lambda self: self.answered)
     @rule(data=st.data(), junk=JUNK)
     def reuse_key_for_another_request(self, data, junk):
         key, seat, body, _ = data.draw(st.sampled_from(self.answered))
-        if junk == body["action"]:
+        if junk == body["action"] or not self.remembered(key, seat):
             return
         before = self.store.load(self.game.id)
         self.refused(self.game.act(seat, junk, version=body["version"], key=key), 422, "idempotency_mismatch")
