@@ -12,13 +12,11 @@ export const MAX_NAME = 24;
 // spaces, word joiner, soft hyphen, Hangul fillers, Braille blank, tags): the server refuses the same set
 // (api/night.py, which also keeps the names of the game: Computer, Mafia, the bosses).
 const UNWANTED = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu;
-// Right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko, ... and their presentation forms).
-const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
-
-/** A name as shown inside a sentence: one with right-to-left letters goes between first-strong and
- * pop-directional isolates, so it cannot reorder the words, numbers or marks around it (the server
- * refuses every bidi control in names; a name without such letters cannot reorder this LTR text). */
-export const isolate = (name) => (RTL.test(name) ? `\u2068${name}\u2069` : name);
+/** A name as shown inside a sentence: always between first-strong and pop-directional isolates
+ * (U+2068 ... U+2069), so whatever script it is written in, it cannot reorder the words, numbers or
+ * marks around it ("Turn 3 · <name>", "<name> 3× Blue"), and the sentence cannot pull it apart. The
+ * isolates are invisible; the server refuses every bidi control inside names. */
+export const isolate = (name) => `\u2068${name}\u2069`;
 
 /** The name as the server accepts it (NFC, trimmed, no control or invisible characters, <= MAX_NAME),
  * or null. */
