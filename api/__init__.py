@@ -21,11 +21,11 @@ def create_app(config: dict | None = None) -> Flask:
     """
     from flask import Flask
 
-    from api import gctune, limits, logs, metrics
     from api.http import bodysize, openapi, probes, problems, routes, web
-    from api.limits import Limiter
     from api.live import admission, ws
     from api.live.hub import Hub
+    from api.ops import gctune, limits, logs, metrics
+    from api.ops.limits import Limiter
     from api.service import GameService, Lifetimes
 
     app = Flask(__name__, static_folder=None)
@@ -38,9 +38,9 @@ def create_app(config: dict | None = None) -> Flask:
     bodysize.init_app(app)  # every body past MAX_CONTENT_LENGTH is 413, chunked or not
 
     if app.config["PROXY_COUNT"]:
-        from api.proxies import TrustedProxyFix
+        from api.ops.proxies import TrustedProxyFix
 
-        # X-Forwarded-* only from the proxies named (api.proxies): anyone else could name any address.
+        # X-Forwarded-* only from the proxies named (api.ops.proxies): anyone else could name any address.
         app.wsgi_app = TrustedProxyFix(app.wsgi_app, app.config["PROXY_COUNT"], app.config["TRUSTED_PROXIES"])
 
     store = app.config["STORE"]
@@ -72,7 +72,7 @@ def create_app(config: dict | None = None) -> Flask:
     api.register_converter(routes.GameIdConverter, lambda _converter: routes.GameIdConverter.SCHEMA)
     api.register_blueprint(routes.blp)
     problems.register(app, api)
-    limits.init_app(app)  # reads of games per client (api.limits)
+    limits.init_app(app)  # reads of games per client (api.ops.limits)
     openapi.register(app, api)
     ws.init_app(app)  # GET /api/v1/games/{id}/ws and /api/v1/ws.schema.json (docs/websocket.md)
     admission.init_app(app, store)  # the sockets' places per client address, server-wide

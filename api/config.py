@@ -39,7 +39,7 @@ class Config:
     # A seat-transfer code is meant to be used at once, from the phone next to the old one.
     TRANSFER_TTL = 15 * 60
 
-    # Rate limits (api.limits), counted in the store, so shared by every worker and host: at most
+    # Rate limits (api.ops.limits), counted in the store, so shared by every worker and host: at most
     # <KIND>_LIMIT events in any <KIND>_WINDOW seconds (a moving window); past it a request gets 429
     # rate_limited with Retry-After. A "client" is an IPv4 address or an IPv6 /64.
     # 0 switches a limit off. The defaults leave a real table far below them (a night of two phones
@@ -79,7 +79,7 @@ class Config:
     JOIN_WINDOW = 60
     # Number of reverse proxies in front whose X-Forwarded-For may be trusted (0: use the peer address).
     PROXY_COUNT = 0
-    # The peers allowed to set X-Forwarded-* (addresses or networks, api.proxies); from any other peer the
+    # The peers allowed to set X-Forwarded-* (addresses or networks, api.ops.proxies); from any other peer the
     # headers are ignored and the peer is the client. Default: nginx on this host (deploy/).
     TRUSTED_PROXIES = ["127.0.0.1", "::1"]
 
@@ -101,7 +101,8 @@ class Config:
     WS_ALLOWED_ORIGINS = None
     # Open websockets one process accepts; past it a handshake gets 503 server_busy (Retry-After) instead
     # of waiting for a pool thread that the sockets hold (a full gthread pool hangs HTTP too). 0: no cap.
-    # `alcabohne serve` and deploy/gunicorn.conf.py set it to the pool less its HTTP headroom (api.sizing).
+    # `alcabohne serve` and deploy/gunicorn.conf.py set it to the pool less its HTTP headroom
+    # (api.ops.sizing).
     WS_MAX_SOCKETS = 0
     # Websocket admission (api.live.admission), per process: sockets that have not said hello yet (beside
     # WS_MAX_SOCKETS; they get 5 s), sockets from one client and to one game in any state, and token-less
@@ -121,7 +122,7 @@ class Config:
     # every interface of a LAN, sets it; deploy/ binds to 127.0.0.1 and nginx admits the host only.
     METRICS_LOCAL_ONLY = False
 
-    # Young-generation threshold of Python's cyclic garbage collector in the server process (api.gctune:
+    # Young-generation threshold of Python's cyclic garbage collector in the server process (api.ops.gctune:
     # fewer, bounded collections, each of which stalls every socket of the worker); 0 keeps Python's 700.
     GC_THRESHOLD = 50_000
 

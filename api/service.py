@@ -24,7 +24,7 @@ import engine
 import engine.bots
 from api import auth, gamelog, jsontext, night, records
 from api.errors import ApiError
-from api.limits import Limiter
+from api.ops.limits import Limiter
 from api.recent import RecentGames
 from api.store.base import CommitResult, GameStore, OutcomeUnknown, StoreUnavailable
 from engine.bots import hint as hint_bot
@@ -116,7 +116,7 @@ class FanOut(Protocol):
 
 
 class Observer:
-    """What the service and the hub report as they work, for metrics and logs (api.metrics): they
+    """What the service and the hub report as they work, for metrics and logs (api.ops.metrics): they
     call these; nothing replaces their methods. This base class ignores everything."""
 
     def action(self, game_id: str, outcome: str, seconds: float) -> None:
@@ -147,7 +147,7 @@ class GameService:
                  observer: Observer | None = None):
         self.store = store
         self.ttl = lifetimes
-        # Rate limits (api.limits): none when not given (tests of the service alone).
+        # Rate limits (api.ops.limits): none when not given (tests of the service alone).
         self.limiter = limiter or Limiter(store, {})
         # Per bot name, the budget keywords of engine.bots.choose (api.config BOT_MC_PLAYOUTS, _WIDTH).
         self.bot_budgets = bot_budgets or {}
@@ -310,7 +310,7 @@ class GameService:
         """Start a game; return the creator's answer (seat 0, its token, and a join code for duo; with
         `bot` in duo, seat 1 is that bot's and there is no join code). `name`: the creator's name
         (already cleaned: api.night.clean_name). `tutorial` (solo): the fixed tutorial deal
-        (api.night.TUTORIAL_SEED). `client` (api.limits.client_key) is counted against the creation
+        (api.night.TUTORIAL_SEED). `client` (api.ops.limits.client_key) is counted against the creation
         limit. Raises invalid_request, rate_limited."""
         if mode not in MODES:
             raise ApiError("invalid_request", f"mode must be one of {', '.join(MODES)}")
@@ -426,7 +426,7 @@ class GameService:
         seat = self._seat(game, token, required=True)
         self.limiter.charge("move", f"{game_id}:{seat}")  # every action request of a seat counts
         if game.doc.get("bot"):
-            self.limiter.charge("bot", game_id)  # and the bot's work it may cause (api.limits)
+            self.limiter.charge("bot", game_id)  # and the bot's work it may cause (api.ops.limits)
         fingerprint = _fingerprint(seat, body)
         # From here on, a key this game has recorded decides first (docs/protocol.md §9): the same request
         # replays its answer, another one is idempotency_mismatch, whatever else would fail now. It is
@@ -741,7 +741,7 @@ class GameService:
         if old.doc["position"]["phase"] != "over":
             raise ApiError("game_not_over", "A rematch starts once this game is over.")
         if client is not None and not old.doc.get("rematch"):
-            # The call that makes the next game counts as creating one (api.limits): else finishing
+            # The call that makes the next game counts as creating one (api.ops.limits): else finishing
             # games and asking for their rematches would create games past the limit. Checked first,
             # counted below by the one call whose link won: phones racing for it count once.
             self.limiter.check_create(client)
@@ -817,7 +817,7 @@ class GameService:
     def transfer(self, game_id: str, token: str | None, base_url: str, client: str | None = None) -> dict:
         """Issue a code that moves the caller's seat to another device; the old token stops working
         when the code is claimed (POST /games/join). Returns {game_id, version, seat, transfer_code,
-        transfer_url, expires_in}; changes nothing else. `client` (api.limits.client_key) is counted
+        transfer_url, expires_in}; changes nothing else. `client` (api.ops.limits.client_key) is counted
         against the transfer limit. Raises unknown_game, bad_token, rate_limited.
         """
         game = self._load(game_id)

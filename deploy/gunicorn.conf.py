@@ -2,7 +2,7 @@
 
     REDIS_URL=redis://127.0.0.1:6379/0 gunicorn -c deploy/gunicorn.conf.py 'api:create_app()'
 
-Sizing (api/sizing.py, the same rule `alcabohne serve` uses): with the gthread worker every open
+Sizing (api/ops/sizing.py, the same rule `alcabohne serve` uses): with the gthread worker every open
 websocket holds ONE pool thread for its whole life (its handler, which also does all its sends) plus
 ONE simple-websocket reader thread outside the pool. A full pool blocks new sockets *and* plain HTTP,
 so each worker gets threads = 1.25 x (expected sockets / workers) + 32 for HTTP, and refuses a socket
@@ -29,8 +29,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from api.logs import logconfig_dict as _json_logging  # noqa: E402
-from api.sizing import (  # noqa: E402
+from api.ops.logs import logconfig_dict as _json_logging  # noqa: E402
+from api.ops.sizing import (  # noqa: E402
     DEPLOY_SOCKETS,
     expected_sockets,
     socket_cap,
@@ -62,20 +62,20 @@ preload_app = False
 control_socket_disable = True
 
 # nginx on the same host sets X-Forwarded-*; set ALCABOHNE_PROXY_COUNT=1 for the app to trust it. The app
-# believes those headers only from ALCABOHNE_TRUSTED_PROXIES (default 127.0.0.1 and ::1; api/proxies.py).
+# believes those headers only from ALCABOHNE_TRUSTED_PROXIES (default 127.0.0.1 and ::1; api/ops/proxies.py).
 # (compose.yaml: nginx is another container, so FORWARDED_ALLOW_IPS names its network.)
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
-# Every line on stderr is one JSON object (api/logs.py), gunicorn's own lines included (journald keeps
+# Every line on stderr is one JSON object (api/ops/logs.py), gunicorn's own lines included (journald keeps
 # them). The access line names the path WITHOUT its query string (%(U)s, never %(r)s or %(q)s), no
 # request header (Authorization carries seat tokens) and no user (%(u)s would decode Basic auth).
 access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms rid=%({x-request-id}o)s'
 logconfig_dict = _json_logging(loglevel.upper())
 
 
-# /metrics with several workers (api/metrics.py): PROMETHEUS_MULTIPROC_DIR names a directory where every
+# /metrics with several workers (api/ops/metrics.py): PROMETHEUS_MULTIPROC_DIR names a directory where every
 # worker keeps its values; the scraped worker adds them up. Files of an earlier run would be counted
 # again, so the directory is emptied when the arbiter starts, and a dead worker's gauges are dropped.
 def on_starting(server):

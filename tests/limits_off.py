@@ -1,6 +1,6 @@
 """Rate limits lifted for tests and benchmarks that play many games from one address (127.0.0.1).
 
-api.limits counts games created, moves, websocket hellos and failed join codes per client address
+api.ops.limits counts games created, moves, websocket hellos and failed join codes per client address
 (and api.live.admission caps sockets per address and game); a
 test suite creates hundreds of games from one address in minutes, which the defaults (api.config) are
 made to refuse. tests/conftest.py puts ENV into the environment of every test session (create_app and

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import segno
 from gunicorn.app.base import BaseApplication
 
-from api.sizing import TABLE_SOCKETS, expected_sockets, socket_cap, threads_for, worker_connections_for
+from api.ops.sizing import TABLE_SOCKETS, expected_sockets, socket_cap, threads_for, worker_connections_for
 
 
 def lan_address() -> str:
@@ -97,7 +97,7 @@ def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: 
     `app_factory(config)` builds the WSGI app in each worker (default: api.create_app); the benchmarks
     pass one that adds their baselines to the real app (tests/perf/baselines.py).
     """
-    from api import logs
+    from api.ops import logs
     from api.store import open_store
 
     redis_url = redis_url or os.environ.get("REDIS_URL") or None
@@ -127,7 +127,7 @@ def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: 
         segno.make(base, error="m").terminal(out=sys.stdout, compact=True)
     sys.stdout.flush()
 
-    # gthread: each websocket holds one pool thread for its life (api.sizing; same as deploy/).
+    # gthread: each websocket holds one pool thread for its life (api.ops.sizing; same as deploy/).
     threads = threads_for(expected_sockets(TABLE_SOCKETS), workers)
     settings = {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
@@ -143,12 +143,12 @@ def serve(host: str, port: int, workers: int, data_dir: str | None, public_url: 
         "control_socket_disable": True,
         "accesslog": None,
         "errorlog": "-",
-        # gunicorn's warnings quote refused request lines, join codes and all: masked (api.logs).
+        # gunicorn's warnings quote refused request lines, join codes and all: masked (api.ops.logs).
         "logconfig_dict": logs.logconfig_dict(plain=True),
     }
     app_config = {"STORE_URL": store_url, "DATA_DIR": data_dir, "PUBLIC_URL": base}
     if not os.environ.get("ALCABOHNE_METRICS_LOCAL_ONLY"):  # on every interface: metrics for this host only
         app_config["METRICS_LOCAL_ONLY"] = True
-    if not os.environ.get("ALCABOHNE_WS_MAX_SOCKETS"):  # past the pool, refuse sockets (api.sizing)
+    if not os.environ.get("ALCABOHNE_WS_MAX_SOCKETS"):  # past the pool, refuse sockets (api.ops.sizing)
         app_config["WS_MAX_SOCKETS"] = socket_cap(threads)
     _Server(settings, app_config, app_factory).run()

@@ -23,7 +23,7 @@ from api import CORS_HEADERS
 from api.errors import CODES, FIELD_ERROR_SCHEMA, PROBLEM_TYPE, TYPE_BASE
 from api.http import problem_pages
 from api.http.schemas import OPENAPI_EXTRA
-from api.logs import HEADER as REQUEST_ID
+from api.ops.logs import HEADER as REQUEST_ID
 
 SPEC_URL = "/api/v1/openapi.json"
 DOCS_URL = "/api/docs"
@@ -155,7 +155,7 @@ def _ref(name: str) -> dict:
 
 
 def _response_headers(method: str, path: str, status: str) -> dict:
-    """The headers of one answer, as api.http.problems, api.logs and the routes send them."""
+    """The headers of one answer, as api.http.problems, api.ops.logs and the routes send them."""
     headers = {REQUEST_ID: _ref("XRequestId")}
     if status == "401":
         headers["WWW-Authenticate"] = _ref("WWWAuthenticate")

@@ -31,7 +31,7 @@ from api.http.schemas import (
     SeatGrantSchema,
     TransferSchema,
 )
-from api.limits import client_key
+from api.ops.limits import client_key
 from api.service import GameService, dumps
 
 
@@ -108,7 +108,7 @@ def _token() -> str | None:
 
 
 def _client() -> str:
-    """The caller's rate-limit bucket (api.limits): its IPv4 address or IPv6 /64."""
+    """The caller's rate-limit bucket (api.ops.limits): its IPv4 address or IPv6 /64."""
     return client_key(request.remote_addr)
 
 

@@ -1,4 +1,4 @@
-"""Who may hold a websocket of this process (each holds a pool thread for its life: api.sizing).
+"""Who may hold a websocket of this process (each holds a pool thread for its life: api.ops.sizing).
 
 A socket is first *pending* (handshake done, no hello yet), then a *watcher* (hello without a token:
 the public table) or *seated* (hello with a seat token). Without these rules one address could take
@@ -8,7 +8,7 @@ every place with token-less sockets and a player's own phone would be refused (i
   seated players only: watchers get at most `limit - reserve`;
 - pending sockets have their own few places (`pending`, beside the limit) and must say hello within
   HELLO_TIMEOUT seconds (api.live.ws), so opening sockets and saying nothing buys little;
-- per client address (api.limits.client_key) and per game, at most `per_client` and `per_game` sockets
+- per client address (api.ops.limits.client_key) and per game, at most `per_client` and `per_game` sockets
   in any state, and at most `watchers_per_game` watchers of one game.
 
 Counted per process, like the threads they guard. Beside them, per client address across the whole

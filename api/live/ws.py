@@ -31,17 +31,18 @@ from flask_sock import Sock
 from marshmallow import ValidationError
 from simple_websocket import ConnectionClosed
 
-from api import auth, clientjson, logs
+from api import auth, clientjson
 from api.errors import OUTCOME_UNKNOWN_DETAIL, ApiError, field_errors, schema_detail
 from api.gamelog import MAX_VERSION
 from api.http.schemas import ActionRequestSchema
-from api.limits import client_key
 from api.live import frames
 from api.live.admission import Admission, Ticket
 from api.live.frames import encode
 from api.live.hub import Connection, Hub
 from api.live.ws_schema import SCHEMA
 from api.live.wssocket import CLOSE, INBOUND, SEND, Sender, SerialSocket
+from api.ops import logs
+from api.ops.limits import client_key
 from api.store.base import OutcomeUnknown, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,7 @@ class Session:
         self.hub: Hub = current_app.extensions["alcabohne.hub"]
         self.service = current_app.extensions["alcabohne.service"]
         self.base_url = current_app.config["PUBLIC_URL"] or request.host_url
-        self.client = client_key(request.remote_addr)  # its rate-limit bucket (api.limits)
+        self.client = client_key(request.remote_addr)  # its rate-limit bucket (api.ops.limits)
         ping = ws.ping_interval
         self.idle = float(ping) if ping else 25.0
         self.raw = ws.sock

@@ -123,8 +123,8 @@ class GameStore(ABC):
         (api.service.GameService.rematch: whoever finds it missing creates it; `create` lets one win).
         """
 
-    # Active games: which games had a move lately, for the alcabohne_active_games gauge (api.active_games),
-    # counted across every process that shares the backend.
+    # Active games: which games had a move lately, for the alcabohne_active_games gauge
+    # (api.ops.active_games), counted across every process that shares the backend.
 
     @abstractmethod
     def note_active(self, moves: dict[str, float]) -> None:
@@ -150,7 +150,7 @@ class GameStore(ABC):
 
     @abstractmethod
     def hit(self, key: str, limit: int, window: int, cost: int = 1) -> float | None:
-        """Rate limits (api.limits), shared by every process on this backend: count `cost` events for
+        """Rate limits (api.ops.limits), shared by every process on this backend: count `cost` events for
         `key` in a fixed window of `window` seconds that starts with the key's first counted event.
 
         Returns None when the count stays within `limit` (the events are counted), else the seconds

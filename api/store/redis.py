@@ -511,7 +511,7 @@ class RedisStore(GameStore):
 
     def note_active(self, moves: dict[str, float]) -> None:
         """ZADD the latest move times (GT: a later time only); raises StoreUnavailable (also once the
-        store is closed: a late flush of api.active_games must not open a connection again)."""
+        store is closed: a late flush of api.ops.active_games must not open a connection again)."""
         if self._stopping.is_set():
             raise StoreUnavailable("store is closed")
         if moves:

@@ -1,4 +1,4 @@
-"""api.active_games: the active-games gauge notes moves in memory and writes them to Redis in batches
+"""api.ops.active_games: the active-games gauge notes moves in memory and writes them to Redis in batches
 (one ZADD per period and process, not one per move), and still counts every game."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 import pytest
 import redis
 
-from api.active_games import ActiveGames
+from api.ops.active_games import ActiveGames
 from api.store.memory import MemoryStore
 from api.store.redis import RedisStore
 from tests.api.conftest import flush

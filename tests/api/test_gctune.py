@@ -1,4 +1,4 @@
-"""api.gctune: the server process's collector settings (each case in a fresh interpreter, since the
+"""api.ops.gctune: the server process's collector settings (each case in a fresh interpreter, since the
 settings are the process's own)."""
 
 from __future__ import annotations

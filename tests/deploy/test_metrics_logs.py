@@ -1,4 +1,4 @@
-"""api/metrics.py and api/logs.py in one process: what the counters and the socket gauge count, the
+"""api/ops/metrics.py and api/ops/logs.py in one process: what the counters and the socket gauge count, the
 probes, and the formatter's masking of anything token-shaped."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 
 from api import auth, create_app
 from api.cli.netclient import HttpApi, LiveSocket
-from api.logs import JsonFormatter, redact
+from api.ops.logs import JsonFormatter, redact
 from api.store.memory import MemoryStore
 from tests.live.play import duo_game
 from tests.live.servers import ThreadServer

@@ -118,7 +118,7 @@ def test_deployed_server_is_observable_and_logs_no_token(redis_server: RedisServ
             assert refused.wait(lambda f: f["type"] == "error")["code"] == "bad_token"
             refused.close()
             # The active-games gauge: moves are written to Redis once a second per worker
-            # (api.active_games), so a scrape on the other worker may lag by that much.
+            # (api.ops.active_games), so a scrape on the other worker may lag by that much.
             deadline = time.monotonic() + 5
             while _sample(_get(server.url + "/metrics")[2], 'alcabohne_active_games{window="300"}') != 1:
                 assert time.monotonic() < deadline, "the active game was never counted"

@@ -21,7 +21,7 @@ from werkzeug.serving import make_server
 
 from api import close as close_app
 from api import create_app
-from api.sizing import worker_connections_for
+from api.ops.sizing import worker_connections_for
 from api.store.base import GameStore
 
 ROOT = Path(__file__).resolve().parents[2]

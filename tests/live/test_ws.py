@@ -24,9 +24,9 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, Ping, Request, TextMessage
 
 import engine
-from api import logs
 from api.cli.netclient import ApiError, HttpApi, LiveSocket, ws_url
 from api.live.ws_schema import SCHEMA
+from api.ops import logs
 from api.service import Observer
 from api.store.memory import MemoryStore
 from api.store.redis import RedisStore

@@ -1,7 +1,7 @@
 """A process holds at most WS_MAX_SOCKETS open websockets: one more gets 503 server_busy (problem+json,
 Retry-After) before the handshake, plain HTTP still answers, and a socket that ends frees its place.
 
-Each socket holds a gunicorn pool thread for its life (api.sizing): without the cap, sockets past the
+Each socket holds a gunicorn pool thread for its life (api.ops.sizing): without the cap, sockets past the
 pool wait for a thread and hold up plain requests too; past the host's thread limit a worker stalls.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from api.cli.netclient import HttpApi, LiveSocket
-from api.sizing import HTTP_HEADROOM, SocketGate, socket_cap, threads_for
+from api.ops.sizing import HTTP_HEADROOM, SocketGate, socket_cap, threads_for
 from api.store.memory import MemoryStore
 from tests.api.test_api_server import start, stop
 from tests.live.play import duo_game, move

@@ -53,7 +53,7 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from api.cli.netclient import HttpApi, LiveSocket  # noqa: E402
-from api.sizing import threads_for  # noqa: E402
+from api.ops.sizing import threads_for  # noqa: E402
 from tests import limits_off  # noqa: E402
 from tests.live.servers import Gunicorn  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402

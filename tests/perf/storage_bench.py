@@ -56,7 +56,7 @@ BUDGET_PLAYED, BUDGET_KEPT = 16 * 1024, 8 * 1024
 
 def serve(store_url: str, data_dir: str):
     """Start the app on a free loopback port in a thread; return (server, port)."""
-    # Every game is played from one address: no rate limits (api.limits; create_app reads them).
+    # Every game is played from one address: no rate limits (api.ops.limits; create_app reads them).
     os.environ.update(limits_off.ENV)
     app = create_app({"STORE_URL": store_url, "DATA_DIR": data_dir})
     server = make_server("127.0.0.1", 0, app, threaded=True)

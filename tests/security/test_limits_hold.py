@@ -1,4 +1,4 @@
-"""Limits that hold their stated rate (api.limits), on real gunicorn (2 workers) and a private Redis:
+"""Limits that hold their stated rate (api.ops.limits), on real gunicorn (2 workers) and a private Redis:
 moving windows instead of fixed ones, a server-wide cap on new games, code guessing that no group of
 addresses can turn against a player with the right code, limited reads and a budget for the computer
 player's work. test_limits_window.py checks the moving window itself with a fake clock.

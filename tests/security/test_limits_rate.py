@@ -1,5 +1,5 @@
-"""Rate limits (api.limits) on real gunicorn (2 workers) and a private Redis: the counts live in the store,
-so both workers share them; every refusal is 429 problem+json `rate_limited` with Retry-After (a
+"""Rate limits (api.ops.limits) on real gunicorn (2 workers) and a private Redis: the counts live in the
+store, so both workers share them; every refusal is 429 problem+json `rate_limited` with Retry-After (a
 websocket: an error frame with the same code and `retry_after`). IPv4 counts per address, IPv6 per /64.
 
 Issue 18, findings 1 (anyone can fill Redis: games and moves had no limit) and 9 (join codes were

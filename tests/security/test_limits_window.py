@@ -1,10 +1,10 @@
-"""The moving window of api.limits on the in-process stores (memory, SQLite), with a fake clock: at most
+"""The moving window of api.ops.limits on the in-process stores (memory, SQLite), with a fake clock: at most
 `count` events in any `window` seconds, and right codes earn their attempt back (issue 29, finding 5)."""
 
 from __future__ import annotations
 
 from api.errors import ApiError
-from api.limits import Limit, Limiter, LocalWindows
+from api.ops.limits import Limit, Limiter, LocalWindows
 from api.store.memory import MemoryStore
 
 

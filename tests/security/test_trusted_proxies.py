@@ -1,4 +1,4 @@
-"""Trusted proxies (api.proxies) on real gunicorn (2 workers) and a private Redis: X-Forwarded-For counts
+"""Trusted proxies (api.ops.proxies) on real gunicorn (2 workers) and a private Redis: X-Forwarded-For counts
 only when the connection comes from a proxy the operator named (default: this host's 127.0.0.1 and ::1,
 i.e. nginx beside the app); from any other peer it is ignored, so a client that reaches gunicorn directly
 cannot pick a new address per request, and /metrics stays private whatever the headers say.

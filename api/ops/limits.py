@@ -28,7 +28,7 @@ stores (memory, SQLite, which run one process) a moving window here. Weighed aga
 store with a script of our own: `limits` is well kept (Flask-Limiter's base), exact, and runs the same on
 the three Redis topologies; the store contract (api.store.base) stays free of rate limiting.
 
-A client address is the peer address (or X-Forwarded-For's from a trusted proxy: api.proxies): IPv4 per
+A client address is the peer address (or X-Forwarded-For's from a trusted proxy: api.ops.proxies): IPv4 per
 address, IPv6 per /64, since one host or home usually holds a whole /64 and may pick any address in it.
 """
 

@@ -22,7 +22,8 @@ Metrics:
                                                 read) rendered per seat and queued or sent to this
                                                 worker's sockets (the server's part of push latency)
   alcabohne_active_games{window="300"}          gauge: games with an accepted move in the last 5 minutes
-                                                (asked from the store at scrape time; see api.active_games)
+                                                (asked from the store at scrape time:
+                                                api.ops.active_games)
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from api.active_games import ActiveGames
+from api.ops.active_games import ActiveGames
 from api.service import Observer
 
 log = logging.getLogger(__name__)

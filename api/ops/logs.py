@@ -119,7 +119,7 @@ def logconfig_dict(level: str = "INFO", *, plain: bool = False) -> dict:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {"()": "api.logs.PlainFormatter" if plain else "api.logs.JsonFormatter"}},
+        "formatters": {"json": {"()": f"{__name__}.{'PlainFormatter' if plain else 'JsonFormatter'}"}},
         "handlers": {"stderr": handler},
         "root": {"level": level, "handlers": ["stderr"]},
         "loggers": {

@@ -2,7 +2,7 @@
 
 Behind `PROXY_COUNT` reverse proxies the client's address is in X-Forwarded-For, but only a proxy may
 say so: a client that reaches gunicorn directly could name any address in that header, pick a new one
-per request and so escape every per-address limit (api.limits) and pass for this host at /metrics.
+per request and so escape every per-address limit (api.ops.limits) and pass for this host at /metrics.
 `TrustedProxyFix` therefore applies werkzeug's ProxyFix only to connections whose peer address is in
 `TRUSTED_PROXIES` (addresses or networks; default the loopback addresses, i.e. nginx on the same
 host: deploy/nginx.conf); from any other peer the X-Forwarded-* headers are ignored and the peer is
