@@ -1,5 +1,6 @@
 """Game-night additions kept in one place: player names, the seats as every answer shows them, the
-rematch link and the tutorial deal. No Flask and no store here: api.service calls these helpers.
+rematch link (the tutorial's prepared table is api.game.tutorial). No Flask and no store here:
+api.service calls these helpers.
 
 The stored document (api.service) has three optional fields for them: `names`, per seat (None: no
 name); `rematch`, the id of the next game once one exists (set on the finished game); `tutorial`.
@@ -81,11 +82,6 @@ _REGIONAL = range(0x1F1E6, 0x1F200)  # flags are pairs of regional indicators
 # it (POST /games/{id}/rematch): never equal to a token hash (64 hex digits), never a free seat.
 RESERVED_SEAT = "rematch"
 
-# The tutorial's deal (POST /games {"mode": "solo", "tutorial": true}). Played along its hints
-# (engine.bots.hint: one hint per position), its first three turns plant from the hand and from the
-# display, harvest, see a boss capture a revealed card and a discard joining the display, give to a
-# boss, draw, pay protection and see a boss harvest (tests/api/test_api_night.py checks all of it).
-TUTORIAL_SEED = 20261400
 
 
 def clean_name(value: str) -> str:

@@ -24,6 +24,7 @@ import engine
 import engine.bots
 from api import auth, gamelog, jsontext, night, records
 from api.errors import ApiError
+from api.game import tutorial as tutorial_deal
 from api.ops.limits import Limiter
 from api.recent import RecentGames
 from api.store.base import CommitResult, GameStore, OutcomeUnknown, StoreUnavailable
@@ -309,9 +310,9 @@ class GameService:
                name: str | None = None, tutorial: bool = False, client: str | None = None) -> dict:
         """Start a game; return the creator's answer (seat 0, its token, and a join code for duo; with
         `bot` in duo, seat 1 is that bot's and there is no join code). `name`: the creator's name
-        (already cleaned: api.night.clean_name). `tutorial` (solo): the fixed tutorial deal
-        (api.night.TUTORIAL_SEED). `client` (api.ops.limits.client_key) is counted against the creation
-        limit. Raises invalid_request, rate_limited."""
+        (already cleaned: api.night.clean_name). `tutorial` (solo): the guided game, a short game from a
+        prepared table (api.game.tutorial). `client` (api.ops.limits.client_key) is counted against the
+        creation limit. Raises invalid_request, rate_limited."""
         if mode not in MODES:
             raise ApiError("invalid_request", f"mode must be one of {', '.join(MODES)}")
         if client is not None:
@@ -324,8 +325,12 @@ class GameService:
         options = {"dealer": dealer} if dealer is not None and mode == "duo" else {}
         if tutorial and mode != "solo":
             raise ApiError("invalid_request", "The tutorial is a solo game.")
-        # The tutorial's seed is public (the record would show it anyway); its salt stays random.
-        seed = night.TUTORIAL_SEED if tutorial else secrets.randbelow(2**53)
+        # The tutorial is a short game from a prepared table (api.game.tutorial), kept among the
+        # options so that the log and the record replay it; its seed is public, its salt random.
+        if tutorial:
+            seed, options = tutorial_deal.SEED, dict(tutorial_deal.OPTIONS)
+        else:
+            seed = secrets.randbelow(2**53)
         state = engine.new_game(mode, seed, **options)
         token = auth.new_token()
         now = int(time.time())

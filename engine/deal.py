@@ -8,22 +8,26 @@ from collections import Counter
 from .cards import COUNTS, DECK_SIZE
 from .errors import InvalidPosition
 from .play import begin_turn
-from .state import State, blank
+from .state import State, blank, from_position
 
 
 def new_game(mode: str, seed: int, **options) -> State:
     """Return a new game after setup (R50/R51), resting at the start player's first decision.
 
     options: `dealer` (0 or 1, duo only; default: drawn from the seed), `deck` (the 116 cards top first,
-    used instead of the shuffle). Raises InvalidPosition for an unknown mode or option or a bad value.
+    used instead of the shuffle), `position` (a prepared table, docs/protocol.md §4, instead of the
+    setup: the game starts there with the active seat's turn; alone, without `dealer` or `deck`).
+    Raises InvalidPosition for an unknown mode or option or a bad value.
     """
     if mode not in ("duo", "solo"):
         raise InvalidPosition(f"mode must be 'duo' or 'solo', got {mode!r}")
     if type(seed) is not int:
         raise InvalidPosition(f"seed must be an integer, got {seed!r}")
-    unknown = set(options) - {"dealer", "deck"}
+    unknown = set(options) - {"dealer", "deck", "position"}
     if unknown:
-        raise InvalidPosition(f"unknown new_game options {sorted(unknown)}; known: dealer, deck")
+        raise InvalidPosition(f"unknown new_game options {sorted(unknown)}; known: dealer, deck, position")
+    if "position" in options:
+        return _prepared(mode, seed, options)
     rng = random.Random(seed)
     if "deck" in options:
         deck = options["deck"]
@@ -51,6 +55,22 @@ def new_game(mode: str, seed: int, **options) -> State:
             raise InvalidPosition("dealer is a duo option")
         s.hands[0] = [cards.pop() for _ in range(7)]  # R51.1
         _seed_solo(s)
+    begin_turn(s, [])
+    return s
+
+
+def _prepared(mode: str, seed: int, options: dict) -> State:
+    """A game that starts from a prepared table (a short game such as the tutorial's): the position's
+    cards where they lie, the game's own seed (for reshuffles), and the active seat's turn begun."""
+    if set(options) != {"position"}:
+        raise InvalidPosition("position is an option of its own: no dealer or deck with it")
+    s = from_position(options["position"])
+    if s.mode != mode:
+        raise InvalidPosition(f"the position is a {s.mode} game, not {mode}")
+    if s.phase == "over":
+        raise InvalidPosition("the position is a game that is over")
+    s.seed = seed
+    s.result = None
     begin_turn(s, [])
     return s
 
