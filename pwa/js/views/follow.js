@@ -1,6 +1,7 @@
 // Following the game: the History drawer (the whole game from the server's log, the same on every
 // phone), the "While you were away" summary at the start of your turn (the table shows it), the offer
-// of a notification while you wait, and the turn-cue settings. Also hands the session its stage (the card animations).
+// of a notification while you wait (in the dock, under the prompt), and the turn-cue settings. Also
+// hands the session its stage (the card animations).
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from '../html.js';
@@ -9,6 +10,7 @@ import * as store from '../store.js';
 import * as cues from '../cues.js';
 import { history, away, phaseName } from '../history.js';
 import { stage } from '../fly.js';
+import { seatName } from '../names.js';
 
 // Whether the drawer is open: shared by the top-bar button and the drawer itself.
 const drawer = { open: false, subs: new Set() };
@@ -149,20 +151,35 @@ export function AwayPanel({ away: { a, close } }) {
     </section>`;
 }
 
-function NotifyOffer({ onDone }) {
+// Answered (or put away) in this page's life: the offer does not come back at the next wait.
+let offered = false;
+
+/**
+ * While you wait for the other player of a duo game: the offer of a notification when your turn comes.
+ * It sits in the dock under the prompt (the hand stays in sight), names the other player, and is never
+ * made against the computer, whose turns take a second.
+ */
+export function WaitOffer({ s, hotseat }) {
+  const [, redraw] = useState(0);
+  const view = s.view;
+  if (!view || offered || hotseat || s.seat === null || view.mode !== 'duo' || view.phase === 'over') return null;
+  const other = view.active;
+  const seated = s.seats.length > 0 && s.seats.every((x) => x.taken);
+  const bot = s.seats.some((x) => x.bot);
+  if (!seated || bot || other === s.seat || store.prefs().notifyAsked || cues.notifyState() !== 'default') return null;
   const answer = async (yes) => {
+    offered = true;
     if (yes) await cues.askNotify();
     else store.setPref('notifyAsked', true);
-    onDone();
+    redraw((n) => n + 1);
   };
-  return html`<p class="notify-offer" data-follow="notify-offer">${t('cue.offer')}
+  return html`<p class="notify-offer" data-follow="notify-offer">${t('cue.offer', { who: seatName(other, s.seats) })}
     <button type="button" onClick=${() => answer(true)}>${t('cue.offer.yes')}</button>
     <button type="button" class="link" onClick=${() => answer(false)}>${t('cue.offer.no')}</button></p>`;
 }
 
 /** Everything of this file the game screen shows outside the table: rendered once in the game's <main>. */
 export function Follow({ s, session, watch }) {
-  const [offered, setOffered] = useState(false);
   useEffect(() => {
     session.stage = stage;
     return () => {
@@ -171,15 +188,9 @@ export function Follow({ s, session, watch }) {
     };
   }, [session]);
   const open = useDrawer();
-  const view = s.view;
-  const duo = view && view.mode === 'duo' && !session.hotseat && !watch && s.seat !== null;
-  const seated = s.seats.length > 0 && s.seats.every((x) => x.taken);
-  const waiting = duo && seated && view.phase !== 'over' && view.active !== s.seat;
-  const offer = waiting && !offered && !store.prefs().notifyAsked && cues.notifyState() === 'default';
   // For tests and tools: whether the log (and so the away summary) has caught up with the board;
   // data-follow-playing: the steps are being played out on the board.
   const mark = watch ? null : html`<i hidden data-follow-log=${s.logVersion >= s.version ? 'ok' : 'sync'}
     data-follow-playing=${s.busy ? '1' : '0'}></i>`;
-  return html`${mark}${offer ? html`<${NotifyOffer} onDone=${() => setOffered(true)} />` : null}
-    ${open ? html`<${Drawer} s=${s} watch=${watch} />` : null}`;
+  return html`${mark}${open ? html`<${Drawer} s=${s} watch=${watch} />` : null}`;
 }
