@@ -28,12 +28,27 @@ export const STEPS = [
   { id: 'protection_none', area: 'mafia', section: 'protection', covers: 'protection',
     when: (v, p) => p.uses >= 3 && v.phase !== 'protection' },
   { id: 'plant', area: ['hand', 'fields'], section: 'plant', phase: true, when: (v) => v.phase === 'plant' },
+  // Harvesting, the first time it is needed (the front card fits no field) or pays a coin.
+  { id: 'harvest', area: 'fields', section: 'harvest', phase: true, when: (v) => mustHarvest(v) || paysHarvest(v) },
   { id: 'reveal', area: 'display', section: 'reveal', phase: true, when: (v) => v.phase === 'use' },
   { id: 'use', area: 'display', section: 'use', phase: true, when: (v) => v.phase === 'use' },
   { id: 'boss_harvest', area: 'treasury', section: 'bosses', optional: true, when: (v) => v.treasury > 0 },
   { id: 'end', area: 'deck', section: 'end', when: () => true },
 ];
 const PHASES = STEPS.filter((s) => s.phase).map((s) => s.id);
+
+const mine = (v) => v.players[v.seat] || {};
+/** The front card fits on no field: a harvest must make room before anything is planted. */
+function mustHarvest(v) {
+  const legal = v.legal_actions;
+  return v.phase === 'plant' && v.planted === 0 && Boolean(mine(v).hand && mine(v).hand.length)
+    && legal.some((a) => a.type === 'harvest') && !legal.some((a) => a.type === 'plant_hand');
+}
+/** A harvest that pays at least one coin can be made now. */
+function paysHarvest(v) {
+  const values = mine(v).harvest_values || [];
+  return v.legal_actions.some((a) => a.type === 'harvest' && values[a.field] > 0);
+}
 
 const FRESH = { seen: [], uses: 0, last: null, done: false };
 

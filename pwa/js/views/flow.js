@@ -44,6 +44,27 @@ export function preselect(free, display, hidden) {
   return null;
 }
 
+/**
+ * Whether a tap on this harvest asks "Harvest anyway?" first. Only a harvest that pays no coin and has
+ * no purpose in sight asks: not the move the hint on screen proposed, not when harvesting is all that
+ * is left to do (room must be made), not when it settles protection money without feeding the boss,
+ * and not when it makes room (no field is empty) for what is waiting: the front card while planting,
+ * or a bundle of the display.
+ */
+export function asksFirst(view, a, legal, hinted) {
+  if (a.type !== 'harvest' || hinted) return false;
+  const me = view.players[view.seat] || {};
+  const f = me.fields && me.fields[a.field];
+  if (!f || !me.harvest_values || me.harvest_values[a.field] !== 0) return false;
+  if (legal.every((x) => x.type === 'harvest' || x.type === 'buy_field')) return false;
+  if (view.phase === 'protection' && Object.values(view.bosses).some((b) => b && b[0] === f[0])) return false;
+  if (me.fields.some((g) => g === null)) return true; // a free field is there already
+  const others = new Set(me.fields.filter((g, j) => g && j !== a.field).map((g) => g[0]));
+  const waiting = view.phase === 'plant' ? (me.hand || []).slice(0, view.planted < 2 ? 1 : 0)
+    : view.phase === 'use' || view.phase === 'leftovers' ? view.display : [];
+  return !waiting.some((b) => b !== f[0] && !others.has(b));
+}
+
 /** Short notes under the prompt: the last pass of the draw pile running out. */
 export function DockNotes({ view }) {
   const last = view.pass >= 3 && view.phase !== 'over' && view.deck_size <= LAST_PASS_WARN;

@@ -95,9 +95,11 @@ export function Game({ api, id, watch, onHome, onRematch, langSwitch }) {
   }, []);
 
   // The end comes from the server's latest view (with its result), never from a step shown before it.
+  // The guided game is a prepared deal: its result does not count for the solo streak.
   const over = !joining && s.over;
   useEffect(() => {
-    if (over && s.truth.mode === 'solo' && s.seat !== null) {
+    const rec = store.game(id);
+    if (over && s.truth.mode === 'solo' && s.seat !== null && !(rec && rec.tutorial)) {
       setStreak(store.recordSolo(id, s.truth.result.winners.includes(0)));
     }
   }, [over]);
@@ -142,7 +144,7 @@ export function Game({ api, id, watch, onHome, onRematch, langSwitch }) {
   } else if (s.curtain !== null) {
     body = html`<${Curtain} seat=${s.curtain} onReveal=${() => { setSel(null); session.reveal(); }} />`;
   } else {
-    body = html`${over ? html`<${End} s=${s} streak=${streak} onRematch=${rematch} onHome=${done} hotseat=${session.hotseat} />` : null}
+    body = html`${over ? html`<${End} id=${id} s=${s} streak=${streak} onRematch=${rematch} onHome=${done} hotseat=${session.hotseat} />` : null}
       <${Table} id=${id} s=${s} sel=${liveSel} setSel=${setSel} hidden=${hidden} onAct=${onAct} watch=${watch}
         hotseat=${session.hotseat} onSkip=${() => session.finishHold()}
         onHint=${watch ? null : () => session.hint()}
