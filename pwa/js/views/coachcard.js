@@ -161,8 +161,9 @@ export function CoachCard({ id, s }) {
     return undo;
   }, [step && step.id]);
 
-  if (!step) return null;
-  const text = R.coach[step.id];
+  // A rules file from before this tip existed (an old copy in the cache) has no text for it: no card.
+  const text = step && R.coach[step.id];
+  if (!text) return null;
   const last = step.id === 'end';
   // Closing the card hands the keyboard back to the table (the card's button is gone).
   const close = (next) => {
