@@ -13,22 +13,50 @@ keeps among its options: the log, the record and `alcabohne verify` replay it fr
 
 from __future__ import annotations
 
+from collections import Counter
+
+from engine.cards import COUNTS
+
 # The public seed of the guided game (reshuffles need none: the pile is on its last pass).
 SEED = 20261400
 
-# Piles top first (docs/protocol.md §4). Every type within its count of R1.
+# Piles top first (docs/protocol.md §4). The table as a new player sees it after the deal: seven cards
+# in hand, three empty fields, a card or two with each boss, no coins; the draw pile holds DECK, and
+# the discard pile the cards played in the passes before (DISCARD_TOP on top, then the rest of R1's 116
+# cards: every card is somewhere, as the bots and the hint expect of a game).
+HAND = ["BL", "FI", "KI", "PU", "FI", "FR", "RU"]
+BOSSES = {"al": ["BL", 2], "don": ["RU", 1], "joe": ["BR", 2]}
+DECK = ["BR", "FI", "KI", "FI", "PU", "RU", "FR", "KI", "BL", "PU", "FI", "FR", "KI", "BR", "PU",
+        "KI", "FR", "FI", "PU", "KI", "BL", "FR"]
+DISCARD_TOP = ["KI", "FR", "PU", "BL"]
+
+
+def _discard() -> list[str]:
+    """DISCARD_TOP, then every other card of R1 not on the table, one of each type in turn (below the
+    top, only the pile's size shows: the pass ends the game before it is shuffled again)."""
+    left = Counter(COUNTS)
+    left.subtract(HAND + DECK + DISCARD_TOP)
+    for bean, n in BOSSES.values():
+        left[bean] -= n
+    rest = []
+    while any(n > 0 for n in left.values()):
+        for bean in COUNTS:
+            if left[bean] > 0:
+                rest.append(bean)
+                left[bean] -= 1
+    return DISCARD_TOP + rest
+
+
 POSITION = {
     "mode": "solo",
     "phase": "plant",
     "active": 0,
-    "players": [{"hand": ["BL", "FI", "KI", "PU", "FI", "FR", "RU"],
-                 "fields": [None, None, None], "coins": [], "third_field": True}],
-    "bosses": {"al": ["BL", 2], "don": ["RU", 1], "joe": ["BR", 2]},
+    "players": [{"hand": HAND, "fields": [None, None, None], "coins": [], "third_field": True}],
+    "bosses": BOSSES,
     "display": [],
     "treasury": [],
-    "discard": ["KI", "FR", "PU", "BL"],
-    "deck": ["BR", "FI", "KI", "FI", "PU", "RU", "FR", "KI", "BL", "PU", "FI", "FR", "KI", "BR", "PU",
-             "KI", "FR", "FI", "PU", "KI", "BL", "FR"],
+    "discard": _discard(),
+    "deck": DECK,
     "set_aside": [],
     "exhaustions": 2,
 }
