@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from api import config as config_module
 
 if TYPE_CHECKING:
-    from flask import Flask, Response
+    from flask import Flask
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -21,12 +21,13 @@ def create_app(config: dict | None = None) -> Flask:
     """
     from flask import Flask
 
-    from api.http import bodysize, openapi, probes, problems, routes, web
+    from api.game.model import Lifetimes
+    from api.game.service import GameService
+    from api.http import bodysize, cors, openapi, probes, problems, routes, web
     from api.live import admission, ws
     from api.live.hub import Hub
     from api.ops import gctune, limits, logs, metrics
     from api.ops.limits import Limiter
-    from api.service import GameService, Lifetimes
 
     app = Flask(__name__, static_folder=None)
     app.config.from_object(config_module.Config)
@@ -80,7 +81,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(probes.bp)  # /healthz, /readyz
     metrics.register(app, watching)  # /metrics
 
-    app.after_request(_cors)
+    cors.init_app(app)  # any origin may call /api/ (tokens travel in headers, never cookies)
     gctune.tune(app.config["GC_THRESHOLD"])  # last: what exists now is frozen (in a worker, the app)
     return app
 
@@ -106,22 +107,3 @@ def _api_class():
         ERROR_SCHEMA = ProblemSchema
 
     return ProblemApi
-
-
-CORS_HEADERS = {
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-    "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key, X-Request-Id",
-    "Access-Control-Expose-Headers": (
-        "Retry-After, Location, Idempotent-Replayed, X-Request-Id, WWW-Authenticate"),
-    "Access-Control-Max-Age": "600",
-}
-
-
-def _cors(resp: Response) -> Response:
-    """Let any origin call the API: tokens travel in headers, never in cookies, so this exposes nothing."""
-    from flask import request
-
-    if request.path.startswith("/api/"):
-        resp.headers.update(CORS_HEADERS)
-    return resp

@@ -1,6 +1,6 @@
-"""Errors with a stable `code` (docs/protocol.md): `ApiError`, raised by api.service (which knows nothing of
-Flask), and the table of codes. api.http.problems turns them into application/problem+json (RFC 9457)
-answers, api.live.ws into error frames.
+"""Errors with a stable `code` (docs/protocol.md): `ApiError`, raised by the game room (api.game, which
+knows nothing of Flask), and the table of codes. api.http.problems turns them into
+application/problem+json (RFC 9457) answers, api.live.ws into error frames.
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _record_command(args) -> int:
     """Run `verify` or `replay`; return 0, or 1 with the reason on stderr when the record does not hold."""
-    from api import records
+    from api.game import records
 
     try:
         record = records.load(args.record)

@@ -1,13 +1,13 @@
 """`alcabohne replay`: step through a game record in the terminal (engine only; the record's checks are
-api.records)."""
+api.game.records)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import engine
-from api import records
 from api.cli.terminal import describe, narrate, render, result_text
+from api.game import records
 
 
 def _who(record: dict, seat: int) -> str:

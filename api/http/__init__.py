@@ -1,2 +1,2 @@
-"""The HTTP surface: routes (one blueprint of thin views over api.service), request and answer
+"""The HTTP surface: routes (one blueprint of thin views over api.game.service), request and answer
 schemas, problem responses and the OpenAPI document; the PWA's files and the probes."""

@@ -19,9 +19,8 @@ from flask_swagger_ui import get_swaggerui_blueprint
 
 import engine.bots
 import engine.schemas
-from api import CORS_HEADERS
 from api.errors import CODES, FIELD_ERROR_SCHEMA, PROBLEM_TYPE, TYPE_BASE
-from api.http import problem_pages
+from api.http import cors, problem_pages
 from api.http.schemas import OPENAPI_EXTRA
 from api.ops.logs import HEADER as REQUEST_ID
 
@@ -67,7 +66,7 @@ The HTTP API of Al Cabohne Online (the contract is docs/protocol.md).
   `/api/v1/ws.schema.json` and by docs/websocket.md.
 * Errors are `application/problem+json` (RFC 9457) with a stable `code`; the `type` is the address of
   the code's page (`/api/v1/problems/{code}`, relative to this server), which says what to do:
-""".replace("{cors}", ", ".join(f"`{name}: {value}`" for name, value in CORS_HEADERS.items())) + "\n".join(
+""".replace("{cors}", ", ".join(f"`{name}: {value}`" for name, value in cors.HEADERS.items())) + "\n".join(
     f"  * [`{code}`]({TYPE_BASE}{code}) ({status}): {title}" for code, (status, title) in CODES.items())
 
 # Schemas flask-smorest registers for features we do not use (pagination).

@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 from http import HTTPStatus
 
-from api import auth
 from api.errors import (
     LOCATIONS,
     OUTCOME_UNKNOWN_DETAIL,
@@ -16,6 +15,7 @@ from api.errors import (
     field_errors,
     schema_detail,
 )
+from api.game import auth
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The games resource (docs/protocol.md): thin views over api.service, documented by api.http.schemas."""
+"""The games resource (docs/protocol.md): thin views over api.game.service, documented by api.http.schemas."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from webargs.core import missing
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.routing import BaseConverter
 
-from api import auth, clientjson
+from api.codec import own_json, untrusted_json
 from api.errors import CODES, PROBLEM_TYPE, ApiError
+from api.game import auth
+from api.game.action_request import ActionRequestSchema
+from api.game.service import GameService
 from api.http.schemas import (
-    ActionRequestSchema,
     ActionResultSchema,
     CreateGameSchema,
     EventsQuerySchema,
@@ -32,7 +34,6 @@ from api.http.schemas import (
     TransferSchema,
 )
 from api.ops.limits import client_key
-from api.service import GameService, dumps
 
 
 class _Parser(FlaskParser):
@@ -41,10 +42,11 @@ class _Parser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 400
 
     def _raw_load_json(self, req):
-        # Bounded in depth (api.clientjson): deeply nested JSON is an invalid body, not a RecursionError.
+        # Bounded in depth (api.codec.untrusted_json): deeply nested JSON is an invalid body, not a
+        # RecursionError.
         if not is_json_request(req):
             return missing
-        return clientjson.loads(req.get_data(cache=True))
+        return untrusted_json.loads(req.get_data(cache=True))
 
 
 class _Blueprint(Blueprint):
@@ -91,7 +93,7 @@ def problems(*codes: str, post: bool = False):
 
 def _json(body: dict, status: int = 200, headers: dict | None = None):
     """Send `body` as built by the service (documented by the endpoint's schema, not dumped through it)."""
-    resp = current_app.response_class(dumps(body), status=status, mimetype="application/json")
+    resp = current_app.response_class(own_json.dumps(body), status=status, mimetype="application/json")
     resp.headers.update(headers or {})
     return resp
 

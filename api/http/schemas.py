@@ -1,6 +1,6 @@
 """The wire contract: marshmallow schemas for bodies and answers; they also feed the OpenAPI document.
 
-Requests are loaded through their schemas. Answers are built by api.service and sent as they are
+Requests are loaded through their schemas. Answers are built by api.game.service and sent as they are
 (api.http.routes): the answer schemas document them, and schemathesis checks that they keep to them. Views,
 results, actions and events come from the engine (engine.view / engine.redact_events, docs/protocol.md):
 their JSON Schemas are engine.schemas', which api.http.openapi puts in the document in place of the
@@ -12,23 +12,13 @@ from __future__ import annotations
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 import engine.bots
-from api import auth, night
 from api.errors import CODES
-from api.gamelog import MAX_VERSION
+from api.game import auth, names
+from api.game.action_request import JsonInteger
+from api.game.gamelog import MAX_VERSION
 
 VIEW_DOC = ("What the caller's seat may see (docs/protocol.md §5, engine.view): its own hand and public "
             "information, never the seed, the deck order or another hand.")
-
-
-class JsonInteger(fields.Integer):
-    """An integer as JSON Schema means it: 3 and 3.0 are integers; "3", true and 3.5 are not."""
-
-    def _validated(self, value):
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.make_error("invalid", input=value)
-        if isinstance(value, float) and not value.is_integer():
-            raise self.make_error("invalid", input=value)
-        return super()._validated(int(value))
 
 
 class OpenSchema(Schema):
@@ -69,23 +59,26 @@ class JsonBoolean(fields.Boolean):
 
 
 class NameField(fields.String):
-    """A player's name (api.night.clean_name): loaded trimmed; null or absent: no name."""
+    """A player's name (api.game.names.clean_name): loaded trimmed; null or absent: no name."""
 
     def __init__(self, **kwargs):
         super().__init__(allow_none=True, load_default=None, metadata={
             "description": f"The player's name, shown to the other players as text (never markup). "
-                           f"{night.NAME_RULE} Absent or null: no name (clients say \"Player 1\").",
-            "pattern": night.NAME_PATTERN, "maxLength": night.NAME_RAW_MAX, "examples": ["Ann"]}, **kwargs)
+                           f"{names.NAME_RULE} Absent or null: no name (clients say \"Player 1\").",
+            "pattern": names.NAME_PATTERN, "maxLength": names.NAME_RAW_MAX, "examples": ["Ann"]}, **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
-            return night.clean_name(text)
+            return names.clean_name(text)
         except ValueError as err:
             raise ValidationError(str(err)) from None
 
 
 # ------------------------------------------------------------------ requests
+
+# ActionRequestSchema (POST /actions) is the game room's (api.game.action_request): the websocket's
+# action messages are loaded with it too.
 
 
 class CreateGameSchema(StrictSchema):
@@ -115,16 +108,6 @@ class JoinSchema(StrictSchema):
                                                   f"of {auth.CODE_ALPHABET}; case and dashes are ignored).",
                                    "examples": ["K7M2QX"]})
     name = NameField()
-
-
-class ActionRequestSchema(StrictSchema):
-    # Any JSON value: whether it is a well-formed action is the engine's call (400 invalid_action, §3).
-    action = fields.Raw(required=True, allow_none=True, metadata={
-        "type": "object",
-        "description": "An action of docs/protocol.md, e.g. {\"type\": \"plant_hand\", \"field\": 0}.",
-        "examples": [{"type": "end_phase"}]})
-    version = JsonInteger(required=True, validate=validate.Range(min=1, max=MAX_VERSION),
-                             metadata={"description": "The version the caller's decision is based on."})
 
 
 class EventsQuerySchema(Schema):

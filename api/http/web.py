@@ -19,7 +19,7 @@ from pathlib import Path
 import segno
 from flask import Blueprint, abort, current_app, request, send_from_directory
 
-from api.service import GAME_ID_RE
+from api.game.model import GAME_ID_RE
 
 PWA_DIR = Path(__file__).resolve().parents[2] / "pwa"
 # Folders (and top-level files) of pwa/ that are part of the client; anything else is not served.

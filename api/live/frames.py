@@ -3,15 +3,15 @@
 One module renders them all, so the wire format has one home: the hub (api.live.hub) pushes state,
 presence, rematch and resync frames, rendered in the process that holds the socket; the socket's
 session (api.live.ws) answers with ack and error frames and sends keepalives. Every state frame goes
-through `engine.view` and `engine.redact_events` for its seat. Frames are compact JSON (api.jsontext).
+through `engine.view` and `engine.redact_events` for its seat. Frames are compact JSON (api.codec.own_json).
 """
 
 from __future__ import annotations
 
 import engine
-from api import jsontext
+from api.codec import own_json
 from api.errors import CODES
-from api.service import Events
+from api.game.model import Events
 
 KEEPALIVE = '{"type":"keepalive"}'
 RESYNC = '{"type":"resync"}'
@@ -19,13 +19,13 @@ RESYNC = '{"type":"resync"}'
 
 def encode(message: dict) -> str:
     """Return the compact JSON text of one frame."""
-    return jsontext.dumps(message)
+    return own_json.dumps(message)
 
 
 def state_frame(state, version: int, seat: int | None, events: list[dict] | None,
                 table: dict | None = None) -> str:
     """Return the state frame of `version` as `seat` sees it (None: the table), with the version's
-    `events` (unredacted: redacted here) unless that is None, and `table` (api.night.table_info: the
+    `events` (unredacted: redacted here) unless that is None, and `table` (api.game.seats.table_info: the
     seats with their names, the rematch game) when given."""
     message = {"type": "state", "version": version, "view": engine.view(state, seat)}
     if events is not None:

@@ -32,17 +32,17 @@ from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from api.errors import ApiError
+from api.game.model import Commit, Events, Loaded, Observer
+from api.game.seats import table_info
 from api.live import frames
 from api.live.wssocket import Sender
-from api.night import table_info
-from api.service import Commit, Events, Loaded, Observer
 from api.store.base import GameStore, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 
 class GameReader(Protocol):
-    """How the hub reads games (api.service.GameService implements it): two reads, no writes."""
+    """How the hub reads games (api.game.service.GameService implements it): two reads, no writes."""
 
     def latest(self, game_id: str) -> tuple[Loaded, Events]:
         """Return the stored game and the events of its version. Raises ApiError (unknown_game),
@@ -163,7 +163,7 @@ class Hub:
     def _offer(self, game: Loaded, events: Events, conns: list[Connection],
                last_seat: int | None = None) -> None:
         """Offer `game`'s state to every connection in `conns`, rendering each seat once; `events`
-        (of game.version, see api.service.Events) go along to the sockets that held the version before.
+        (of game.version, see api.game.model.Events) go along to the sockets that held the version before.
         The sockets of `last_seat` (the mover, who knows the move already) are served after the others."""
         live = []
         for conn in conns:

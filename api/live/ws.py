@@ -31,10 +31,10 @@ from flask_sock import Sock
 from marshmallow import ValidationError
 from simple_websocket import ConnectionClosed
 
-from api import auth, clientjson
+from api.codec import untrusted_json
 from api.errors import OUTCOME_UNKNOWN_DETAIL, ApiError, field_errors, schema_detail
-from api.gamelog import MAX_VERSION
-from api.http.schemas import ActionRequestSchema
+from api.game import auth
+from api.game.action_request import ActionRequestSchema, is_plain
 from api.live import frames
 from api.live.admission import Admission, Ticket
 from api.live.frames import encode
@@ -373,7 +373,7 @@ class Session:
         msg = _parse(text)
         if msg is None:  # not JSON we read (too deep, half a surrogate pair): answer with its id if any
             return self.error("invalid_request", "Messages are JSON objects (UTF-8 text, nested at most "
-                              f"{clientjson.MAX_DEPTH} levels).", _id_of_malformed(text))
+                              f"{untrusted_json.MAX_DEPTH} levels).", _id_of_malformed(text))
         msg_id = msg.get("id") if isinstance(msg, dict) else None
         msg_id = msg_id if isinstance(msg_id, str) and 0 < len(msg_id) <= MAX_ID else None
         kind = msg.get("type") if isinstance(msg, dict) else None
@@ -384,10 +384,10 @@ class Session:
         if msg_id is None:
             return self.error("invalid_request", f"An action needs an id (1-{MAX_ID} characters).")
         version = msg.get("version")
-        if not (type(version) is int and 1 <= version <= MAX_VERSION and "action" in msg):
-            # Anything but the plain case goes through the schema of POST /actions (api.http.schemas):
-            # the same types, limits and errors as over HTTP (and 3.0 is 3 there too). The plain case
-            # is what the schema accepts as it is; it skips the schema's cost on every move.
+        if not is_plain(msg):
+            # Anything but the plain case goes through the one action-request schema (POST /actions
+            # uses it too): the same types, limits and errors as over HTTP (and 3.0 is 3 there too).
+            # The plain case is what the schema accepts as it is; it skips the schema's cost.
             try:
                 request = ACTION_REQUEST.load({key: msg[key] for key in ("action", "version") if key in msg})
             except ValidationError as err:
@@ -429,9 +429,10 @@ def close_code(code: str) -> int:
 
 
 def _parse(text):
-    """Return the client's message, or None when it is not JSON (or nests too deep: api.clientjson)."""
+    """Return the client's message, or None when it is not JSON (or nests too deep:
+    api.codec.untrusted_json)."""
     try:
-        return clientjson.loads(text)
+        return untrusted_json.loads(text)
     except (TypeError, ValueError):
         return None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import engine.bots
 import engine.schemas
 from api.errors import CODES, FIELD_ERROR_SCHEMA
-from api.gamelog import MAX_VERSION
+from api.game.gamelog import MAX_VERSION
 
 
 def _ref(name: str) -> str:

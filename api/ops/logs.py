@@ -27,7 +27,7 @@ from flask import g, has_request_context, request
 HEADER = "X-Request-Id"
 # What we accept from a client as a request id: short, and nothing that could forge a log line.
 _VALID_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}\Z")
-# A seat token is 43 URL-safe base64 characters (api.auth: 256 bits); mask any long run of those after
+# A seat token is 43 URL-safe base64 characters (api.game.auth: 256 bits); mask any long run of those after
 # "Bearer" or a token member, and any run of 40+ such characters at all (ids are 16, codes 6).
 _SECRETS = [
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"), r"\1***"),

@@ -1,4 +1,4 @@
-"""Prometheus metrics at `GET /metrics` (text format), fed through the observer (api.service.Observer).
+"""Prometheus metrics at `GET /metrics` (text format), fed through the observer (api.game.model.Observer).
 
 `MetricsObserver` is handed to the service and the hub when create_app builds them; they call it as
 they work. Nothing here replaces or wraps their methods, so a rename cannot silently drop a metric.
@@ -44,8 +44,8 @@ from prometheus_client import (
     generate_latest,
 )
 
+from api.game.model import Observer
 from api.ops.active_games import ActiveGames
-from api.service import Observer
 
 log = logging.getLogger(__name__)
 

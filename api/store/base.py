@@ -1,10 +1,10 @@
 """The store contract: every backend (Redis, SQLite, memory) implements exactly this.
 
-A game is one opaque JSON document (the latest state and the table, built by api/service.py) with a
-version, and a log of one short line per later version (what was done, api.gamelog). Version 1 is
-written by `create`; every later change is one `commit`, an atomic compare-and-set that also records
-the idempotency key, appends the log line, refreshes the lifetime and announces the new version to
-subscribers. Nothing here knows the rules of the game.
+A game is one opaque JSON document (the latest state and the table, built by the game room, api/game)
+with a version, and a log of one short line per later version (what was done, api.game.gamelog).
+Version 1 is written by `create`; every later change is one `commit`, an atomic compare-and-set that
+also records the idempotency key, appends the log line, refreshes the lifetime and announces the new
+version to subscribers. Nothing here knows the rules of the game.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from typing import Literal
 # How many idempotency records a game keeps per seat: the newest ones. A client has at most one move in
 # flight and resends it with the same key until it gets an answer, so the key it may still resend is its
 # latest; the others leave room for a second phone or tab on the same seat. Bounded by count, not by
-# time, so that a game's records take a few hundred bytes however long it is played (api.service stores
-# a fixed-length digest of each key). A retry of a forgotten key cannot apply twice: its move made a
-# version, so its `expected_version` is behind the game's and it is a "conflict".
+# time, so that a game's records take a few hundred bytes however long it is played (the game room
+# stores a fixed-length digest of each key: api.game.gamelog.key_digest). A retry of a forgotten key
+# cannot apply twice: its move made a version, so its `expected_version` is behind the game's and it is
+# a "conflict".
 IDEMPOTENCY_WINDOW = 4
 
 
@@ -95,7 +96,7 @@ class GameStore(ABC):
         needs, where it would leave room to grow), and announce (game_id, new_version, `announce`) to
         the subscribers of every process. `announce` is text without meaning to the store, stored
         nowhere; every subscriber (any process, any client of a shared Redis) reads it, so the caller
-        puts nothing secret in it (api.service: a move's log entry, or nothing).
+        puts nothing secret in it (api.game.service: a move's log entry, or nothing).
         """
 
     @abstractmethod
@@ -120,7 +121,7 @@ class GameStore(ABC):
         step (concurrent callers all get the same answer); return the game's rematch id (`rematch_id`
         when this call made the link), or None when `game_id` does not exist. The link lives as long as
         the game had left to live when it was made. The rematch game itself is stored with `create`
-        (api.service.GameService.rematch: whoever finds it missing creates it; `create` lets one win).
+        (api.game.rematch: whoever finds it missing creates it; `create` lets one win).
         """
 
     # Active games: which games had a move lately, for the alcabohne_active_games gauge

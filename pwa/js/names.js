@@ -10,7 +10,7 @@ export const MAX_NAME = 24;
 // Control characters (C0, DEL, C1), line and paragraph separators, the bidi marks, overrides and
 // isolates that could turn the text around a name on screen, and invisible characters (zero-width
 // spaces, word joiner, soft hyphen, Hangul fillers, Braille blank, tags): the server refuses the same set
-// (api/night.py, which also keeps the names of the game: Computer, Mafia, the bosses).
+// (api/game/names.py, which also keeps the names of the game: Computer, Mafia, the bosses).
 const UNWANTED = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu;
 /** A name as shown inside a sentence: always between first-strong and pop-directional isolates
  * (U+2068 ... U+2069), so whatever script it is written in, it cannot reorder the words, numbers or

@@ -15,9 +15,8 @@ import pytest
 
 import engine
 import engine.bots
-from api import gamelog, records
 from api.cli import main
-from api.service import GameService
+from api.game import bots, gamelog, records
 from api.store.memory import MemoryStore
 from tests.api.fixtures_api import API, bearer, make_app, new_game, stored
 
@@ -193,7 +192,7 @@ def test_every_bot_version_is_published(mem: MemoryStore, api):
 
 def test_a_get_never_commits_and_the_next_action_request_moves_a_bot_that_is_due(monkeypatch, api):
     client = api
-    monkeypatch.setattr(GameService, "_play_bots", lambda _self, _id, game: game)
+    monkeypatch.setattr(bots, "play", lambda _service, _id, game: game)
     body = client.post(f"{API}/games", json={"mode": "duo", "bot": "greedy", "dealer": 0}).get_json()
     assert body["version"] == 1 and body["view"]["active"] == 1  # as if the server died here
     monkeypatch.undo()

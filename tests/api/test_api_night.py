@@ -1,5 +1,5 @@
 """Game-night additions over HTTP: player names, rematch, the tutorial deal, the end breakdown, and the
-host's own join link (api.night, api.service)."""
+host's own join link (api.game: names, rematch, start, seats)."""
 # ruff: noqa: F811 - pytest fixtures imported from fixtures_api are redefined as parameters
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from api import records
+from api.game import records
 from api.store.memory import MemoryStore
 from api.store.sqlite import SqliteStore
 from tests.api.fixtures_api import (  # noqa: F401

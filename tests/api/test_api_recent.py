@@ -1,12 +1,12 @@
-"""api.recent: a move starts from the version this process holds, without a read, and answers exactly
+"""api.game.recent: a move starts from the version this process holds, without a read, and answers exactly
 as if it had read (the commit's compare-and-set decides)."""
 # ruff: noqa: F811 - pytest fixtures imported from fixtures_api are redefined as parameters
 
 from __future__ import annotations
 
 import engine
-from api.recent import RecentGames
-from api.service import Loaded
+from api.game.model import Loaded
+from api.game.recent import RecentGames
 from tests.api.fixtures_api import Game, api_store, make_app, new_game, stored  # noqa: F401
 
 

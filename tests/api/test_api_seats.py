@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from api.auth import CODE_ALPHABET
+from api.game.auth import CODE_ALPHABET
 from api.store.memory import MemoryStore
 from tests.api.fixtures_api import (  # noqa: F401
     API,

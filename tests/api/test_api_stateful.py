@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from api import gamelog
+from api.game import gamelog
 from api.store.base import IDEMPOTENCY_WINDOW
 from api.store.memory import MemoryStore
 from tests.api.fixtures_api import assert_no_secrets, make_app, new_game, stored

@@ -1,4 +1,4 @@
-"""api/gamelog.py: a move's log entry is two characters (the log is a budget: docs/architecture.md "What
+"""api/game/gamelog.py: a move's log entry is two characters (the log is a budget: docs/architecture.md "What
 is stored"), every action of the engine of either seat comes back from it, and the entries written up to
 release 0.2.1 ("seat:code") are still read."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from api import gamelog
+from api.game import gamelog
 from engine import actions
 
 

@@ -11,12 +11,13 @@ import time
 import pytest
 
 import engine
-from api import auth
+from api.game import auth
+from api.game.model import Lifetimes
+from api.game.seats import table_info
+from api.game.service import GameService
 from api.live.frames import state_frame
 from api.live.hub import Connection, Hub
 from api.live.wssocket import Sender
-from api.night import table_info
-from api.service import GameService, Lifetimes
 from api.store.memory import MemoryStore
 
 BASE = "http://table.test/"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.gamelog import IDEMPOTENCY_KEY_MAX
+from api.game.gamelog import IDEMPOTENCY_KEY_MAX
 from api.store.base import IDEMPOTENCY_WINDOW
 from tests.api.fixtures_api import API, api_store, bearer, client, make_app, new_game  # noqa: F401
 

@@ -43,7 +43,7 @@ _MISSING = object()
 def seeded_secrets(seed: int, tokens: list[str]) -> Iterator[None]:
     """Let `secrets` draw from random.Random(seed) in this thread while the script runs (the test
     client serves requests in it), then restore it. Other threads (another test's leftovers) keep the
-    real ones, so they cannot shift the sequence. Every seat token made meanwhile (api.auth.new_token:
+    real ones, so they cannot shift the sequence. Every seat token made meanwhile (api.game.auth.new_token:
     32 bytes) is added to `tokens`."""
     rng = random.Random(seed)
     here = threading.get_ident()

@@ -17,8 +17,8 @@ import string
 import pytest
 import redis
 
-from api import gamelog
-from api.gamelog import IDEMPOTENCY_KEY_MAX
+from api.game import gamelog
+from api.game.gamelog import IDEMPOTENCY_KEY_MAX
 from api.store.base import IDEMPOTENCY_WINDOW
 from api.store.redis import RedisStore, game_key
 from api.store.sqlite import SqliteStore

@@ -19,7 +19,7 @@ import pytest
 
 import engine
 import engine.bots
-from api import records
+from api.game import records
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "alcabohne"

@@ -15,8 +15,9 @@ import time
 import redis
 
 import engine
-from api import auth
-from api.service import GameService, Lifetimes
+from api.game import auth
+from api.game.model import Lifetimes
+from api.game.service import GameService
 from api.store.base import GameStore
 from api.store.redis import PATTERN, RedisStore
 

@@ -25,9 +25,9 @@ from wsproto.events import AcceptConnection, Ping, Request, TextMessage
 
 import engine
 from api.cli.netclient import ApiError, HttpApi, LiveSocket, ws_url
+from api.game.model import Observer
 from api.live.ws_schema import SCHEMA
 from api.ops import logs
-from api.service import Observer
 from api.store.memory import MemoryStore
 from api.store.redis import RedisStore
 from api.store.sqlite import SqliteStore
@@ -208,7 +208,7 @@ def test_the_ack_and_the_state_of_the_move_come_in_one_write(live: Live) -> None
 
 
 class _ActionThreads(Observer):
-    """An observer (api.service.Observer) that notes the thread answering each action and the request
+    """An observer (api.game.model.Observer) that notes the thread answering each action and the request
     id its log lines carry, and passes everything on to the observer it stands in front of."""
 
     def __init__(self, inner: Observer, names: list, request_ids: list | None) -> None:

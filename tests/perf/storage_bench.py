@@ -9,7 +9,7 @@ HTTP (the app served by werkzeug on a loopback port) the way the phone plays the
   phone    a random legal action per move, a UUID per key (36 characters);
   longest  games made long (a random action other than ending the phase whenever there is one: some
            500-560 moves in duo where random play makes some 400) under keys of the greatest accepted
-           length (api.gamelog.IDEMPOTENCY_KEY_MAX characters, random).
+           length (api.game.gamelog.IDEMPOTENCY_KEY_MAX characters, random).
 
 Prints, per mode and kind, the median (and the range) of:
 
@@ -79,7 +79,7 @@ def uuid_key(_rng: random.Random) -> str:
 
 
 def longest_key(rng: random.Random) -> str:
-    from api.gamelog import IDEMPOTENCY_KEY_MAX
+    from api.game.gamelog import IDEMPOTENCY_KEY_MAX
 
     alphabet = string.ascii_letters + string.digits + "-_.:~"
     return "".join(rng.choice(alphabet) for _ in range(IDEMPOTENCY_KEY_MAX))

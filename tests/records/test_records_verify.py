@@ -1,4 +1,4 @@
-"""`alcabohne verify` and `alcabohne replay` on game records (api/records.py,
+"""`alcabohne verify` and `alcabohne replay` on game records (api/game/records.py,
 api/cli/replay.py), engine only.
 
 The record is made here as the server makes it (records.build), from a duo game that the greedy bot
@@ -14,9 +14,9 @@ import pytest
 
 import engine
 import engine.bots
-from api import records
 from api.cli import main
 from api.cli.replay import replay
+from api.game import records
 
 
 def _greedy_game(seed: int, dealer: int) -> dict:

@@ -18,7 +18,7 @@ import redis
 import requests
 
 from api.cli.netclient import LiveSocket
-from api.gamelog import IDEMPOTENCY_KEY_MAX
+from api.game.gamelog import IDEMPOTENCY_KEY_MAX
 from api.store.base import IDEMPOTENCY_WINDOW
 from api.store.redis import game_key
 from tests.security.hostile import bearer

@@ -1,4 +1,4 @@
-"""Names (api.night.clean_name) on real gunicorn and a private Redis: kept NFC, never holding control,
+"""Names (api.game.names.clean_name) on real gunicorn and a private Redis: kept NFC, never holding control,
 invisible or direction-changing characters, at most 24 characters as a person sees them, and never a
 name of the game (the computer, the Mafia, its bosses, "you", a seat's number), in English or German.
 

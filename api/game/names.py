@@ -1,15 +1,11 @@
-"""Game-night additions kept in one place: player names, the seats as every answer shows them, the
-rematch link (the tutorial's prepared table is api.game.tutorial). No Flask and no store here:
-api.service calls these helpers.
-
-The stored document (api.service) has three optional fields for them: `names`, per seat (None: no
-name); `rematch`, the id of the next game once one exists (set on the finished game); `tutorial`.
+"""Player names: the rule a name must meet (`clean_name`, and the OpenAPI pattern NAME_PATTERN that
+clients may check first), and the names of a stored game's seats. Names are kept per seat in the
+document's optional `names` field (None: no name); the game's own words (the computer, the Mafia, its
+bosses, 'you', a seat's number) are kept for the game (RESERVED).
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 import unicodedata
 
@@ -76,11 +72,6 @@ _LOOKALIKE = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7
 # Emoji modifiers (skin tones) and presentation selectors belong to the emoji before them.
 _EMOJI_PARTS = frozenset(chr(c) for c in range(0x1F3FB, 0x1F400)) | {"\ufe0e", "\ufe0f"}
 _REGIONAL = range(0x1F1E6, 0x1F200)  # flags are pairs of regional indicators
-
-
-# The placeholder of a rematch seat kept for the other player of the finished game until they ask for
-# it (POST /games/{id}/rematch): never equal to a token hash (64 hex digits), never a free seat.
-RESERVED_SEAT = "rematch"
 
 
 
@@ -169,61 +160,3 @@ def with_name(doc_names: list[str | None] | None, seats: int, seat: int, name: s
     out = list(doc_names or [None] * seats)
     out[seat] = name
     return out
-
-
-def seats_info(doc: dict) -> list[dict]:
-    """Return the seats as answers show them: {seat, taken, name[, bot]}. A bot's seat has no name
-    (clients call it the computer); a seat kept for a rematch player is not taken until they come."""
-    given = names(doc)
-    seats = [{"seat": i, "taken": h is not None and h != RESERVED_SEAT, "name": given[i]}
-             for i, h in enumerate(doc["seats"])]
-    if doc.get("bot"):
-        seat, bot = doc["bot"]
-        seats[seat]["bot"] = bot
-        seats[seat]["name"] = None
-    return seats
-
-
-def table_info(doc: dict) -> dict:
-    """Return what every answer and state frame adds about the table: the seats with their names, and
-    the rematch game's id (None until one exists)."""
-    return {"seats": seats_info(doc), "rematch": doc.get("rematch")}
-
-
-def rematch_token(old_token: str, new_game_id: str) -> str:
-    """Return the token of the caller's seat in the rematch game `new_game_id`, derived from the
-    caller's token of the finished game: asking again gives the same token, and nothing secret is
-    stored (the store keeps only its hash, as for every token). Only the holder of the old token can
-    compute it."""
-    digest = hashlib.sha256(f"alcabohne-rematch:{new_game_id}:{old_token}".encode()).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()  # like auth.new_token: 43 chars
-
-
-def rematch_options(doc: dict, dealer: int | None) -> dict:
-    """Return engine.new_game's options for the rematch of a finished game whose dealer was `dealer`:
-    duo alternates the start player (the dealer moves to the other seat, R50); solo has none."""
-    if doc["mode"] != "duo" or dealer is None:
-        return {}
-    return {"dealer": 1 - dealer}
-
-
-def rematch_doc(old: dict, *, seat: int, token_hash: str, state_position: dict, seed: int, salt: str,
-                options: dict, now: int, bot_seat: str) -> dict:
-    """Return the stored document of a finished game's rematch (see api.service for the keys): same
-    mode, bot and names; the caller's seat holds `token_hash`, the bot's seat the bot, and the other
-    player's seat is kept for them (RESERVED_SEAT) until they ask for it."""
-    seats = []
-    bot = old.get("bot")
-    for i in range(len(old["seats"])):
-        if bot and bot[0] == i:
-            seats.append(bot_seat)
-        elif i == seat:
-            seats.append(token_hash)
-        else:
-            seats.append(RESERVED_SEAT)
-    doc = {"format": old["format"], "mode": old["mode"], "position": state_position, "seats": seats,
-           "join_code": None, "bot": bot, "secret": [seed, salt], "options": options, "created": now,
-           "updated": now}
-    if old.get("names"):
-        doc["names"] = list(old["names"])
-    return doc

@@ -1,11 +1,13 @@
-"""Compact JSON text on the hot paths (a move's document, log entry and socket frames), by orjson.
+"""Our own JSON: the compact text this server writes (a move's document, log entry, answers and socket
+frames) and the documents it reads back from its store, by orjson. Never for what a client sent: that
+is api.codec.untrusted_json.
 
 orjson writes the same text as `json.dumps(obj, separators=(",", ":"), ensure_ascii=False)` for
-everything we write (checked over random games by tests/api/test_jsontext.py) in a fraction of the
+everything we write (checked over random games by tests/api/test_own_json.py) in a fraction of the
 time (docs/architecture.md, "Measured notes"): a move encodes its document and two or three frames,
-and other workers decode the document (`loads_own`). Values orjson refuses (an
-integer beyond 64 bits from a client, say) go through the standard library, so the result never
-depends on which encoder ran.
+and other workers decode the document (`loads`). Values orjson refuses (an integer beyond 64 bits
+from a client's action, say) go through the standard library, so the result never depends on which
+encoder ran.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def dumps(obj) -> str:
         return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
-def loads_own(text: str | bytes):
+def loads(text: str | bytes):
     """Return the value of JSON `text` that this server wrote from its own values (a game document);
     raises ValueError (json.JSONDecodeError) when it is not JSON.
 

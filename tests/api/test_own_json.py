@@ -1,4 +1,4 @@
-"""api.jsontext writes exactly what the standard library's compact JSON wrote, so stored documents, log
+"""api.codec.own_json writes exactly what the standard library's compact JSON wrote, so stored documents, log
 entries and socket frames do not change with the encoder (and old and new workers agree)."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import random
 import pytest
 
 import engine
-from api import gamelog, jsontext
+from api.codec import own_json
+from api.game import gamelog
 
 
 def _stdlib(obj) -> str:
@@ -42,9 +43,9 @@ def test_the_text_of_documents_frames_and_log_entries_is_the_standard_librarys()
     checked = 0
     for doc, frame, public, _entry in _positions(30):
         for obj in (doc, frame, public):
-            text = jsontext.dumps(obj)
+            text = own_json.dumps(obj)
             assert text == _stdlib(obj)
-            assert jsontext.loads_own(text) == json.loads(text)
+            assert own_json.loads(text) == json.loads(text)
             checked += 1
     assert checked > 1000
 
@@ -55,13 +56,13 @@ def test_the_text_of_documents_frames_and_log_entries_is_the_standard_librarys()
     {1: "int keys become strings", "b": [True, False, None, 1.5, -0.0]},
 ])
 def test_values_off_the_fast_path_give_the_same_text(obj):
-    assert jsontext.dumps(obj) == _stdlib(obj)
+    assert own_json.dumps(obj) == _stdlib(obj)
 
 
 def test_reading_accepts_what_the_standard_library_accepted_and_rejects_the_rest():
-    assert math.isnan(jsontext.loads_own('{"x": NaN}')["x"])
-    assert jsontext.loads_own(b'{"a":[1,2]}') == {"a": [1, 2]}
+    assert math.isnan(own_json.loads('{"x": NaN}')["x"])
+    assert own_json.loads(b'{"a":[1,2]}') == {"a": [1, 2]}
     with pytest.raises(ValueError):
-        jsontext.loads_own('{"a": ')
+        own_json.loads('{"a": ')
     with pytest.raises(ValueError):
-        jsontext.loads_own("")
+        own_json.loads("")

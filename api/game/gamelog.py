@@ -31,7 +31,8 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from api import jsontext, records
+from api.codec import own_json
+from api.game import records
 from engine import actions
 
 # The highest version a request may name (HTTP and websocket): 2**53, the largest integer a JSON number
@@ -95,7 +96,7 @@ def move(seat: int, action: dict) -> str:
 
 def change(seat: int, kind: str, **fields) -> str:
     """Return the entry of a change at the table."""
-    return jsontext.dumps({"seat": seat, "change": kind, **fields})
+    return own_json.dumps({"seat": seat, "change": kind, **fields})
 
 
 def parse(text: str) -> Move | Change:
@@ -124,7 +125,7 @@ class Step:
 
 def replay(start, entries: list[tuple[int, str]]) -> Iterator[Step]:
     """Yield the Step of every (version, entry) of `entries` (the log from version 2 on, in order),
-    replaying the moves from `start`, the engine state of version 1 (with api.records.replay, the one
+    replaying the moves from `start`, the engine state of version 1 (with api.game.records.replay, the one
     replay loop). Raises ValueError when the log does not follow on from version 1 or a move does not
     apply (a log that is not this game's)."""
 

@@ -1,5 +1,5 @@
-"""Reading JSON a client sent (HTTP bodies, websocket messages): the standard library's reader, bounded
-in depth.
+"""Untrusted JSON: reading what a client sent (HTTP bodies, websocket messages) with the standard
+library's reader, bounded in depth. (What this server wrote itself is api.codec.own_json.)
 
 Python's reader recurses once per level of nesting, so some 1,000 levels raise RecursionError (a 500,
 and on a socket's reader thread a dead thread); and a value just under that depth would recurse again

@@ -84,7 +84,7 @@ def start(record: dict):
 def replay(state, entries, move_of):
     """Yield (entry, state_before, state_after, events) for each of `entries`, replaying its move with
     the engine from `state`: the one replay loop behind records (`steps`) and the game log
-    (api.gamelog.replay).
+    (api.game.gamelog.replay).
 
     `move_of(entry, state)` says what the entry did in `state` (and checks what its caller needs):
     (where, action) for a move, `where` naming it in an error, or None for an entry that moves nothing

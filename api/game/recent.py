@@ -20,7 +20,7 @@ SIZE = 1024
 
 
 class RecentGames:
-    """game id -> the newest version seen (an api.service.Loaded, never mutated), least recent out."""
+    """game id -> the newest version seen (an api.game.model.Loaded, never mutated), least recent out."""
 
     def __init__(self, size: int = SIZE) -> None:
         self._size = size
