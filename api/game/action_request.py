@@ -35,9 +35,10 @@ class ActionRequestSchema(Schema):
                           metadata={"description": "The version the caller's decision is based on."})
 
 
-def is_plain(request: dict) -> bool:
-    """Whether `request` (a dict with at least the keys of an action request) is valid as it stands:
-    a plain int `version` in range and an `action`. Such a request loads to itself, so a caller may
-    skip the schema's cost on every move; anything else goes through ActionRequestSchema."""
-    version = request.get("version")
-    return type(version) is int and 1 <= version <= MAX_VERSION and "action" in request
+def is_plain(message: dict) -> bool:
+    """Whether the action request in `message` (its `action` and `version`; other keys are the
+    transport's) is valid as it stands: an `action` and a plain int `version` in range. Such a request
+    loads to itself, so a caller may skip the schema's cost on every move; anything else goes through
+    ActionRequestSchema, for its field errors."""
+    version = message.get("version")
+    return type(version) is int and 1 <= version <= MAX_VERSION and "action" in message

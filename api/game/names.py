@@ -74,7 +74,6 @@ _EMOJI_PARTS = frozenset(chr(c) for c in range(0x1F3FB, 0x1F400)) | {"\ufe0e", "
 _REGIONAL = range(0x1F1E6, 0x1F200)  # flags are pairs of regional indicators
 
 
-
 def clean_name(value: str) -> str:
     """Return `value` as kept: NFC, every space a plain one, runs of spaces as one, trimmed. Raise
     ValueError (NAME_RULE, or RESERVED_RULE for a name of the game) when it is not a valid name."""

@@ -1,5 +1,5 @@
-"""The game service: the one façade the transports call (HTTP routes, websocket sessions, the CLI's
-server) and the one corridor every change goes through. No Flask here; callers pass plain values in and
+"""The game service: the one façade the transports call (HTTP routes, websocket sessions) and the one
+corridor every change goes through. No Flask here; callers pass plain values in and
 get JSON-ready dicts out (or JSON text), or an ApiError.
 
 The stored document (compact JSON, its fields named in api.game.start, format DOC_FORMAT) holds the
