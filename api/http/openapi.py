@@ -47,8 +47,9 @@ The HTTP API of Al Cabohne Online (the contract is docs/protocol.md).
   game is over `GET /games/{id}/record` reveals seed and salt (`alcabohne verify RECORD.json`).
 * Names: `name` on create and join (1-24 characters, plain text); every `seats` list carries them.
   After the end, `POST /games/{id}/rematch` gives each player their seat in one next game (the finished
-  game then shows `rematch`, in a version of its own). `"tutorial": true` (solo) deals the fixed tutorial
-  game. A finished game's `view.result` explains the score (`breakdown`, `tie_to_mafia`).
+  game then shows `rematch`, in a version of its own). `"tutorial": true` (solo) starts the guided
+  game, a short game from a prepared table. A finished game's `view.result` explains the score
+  (`breakdown`, `tie_to_mafia`).
 * Rate limits (docs/protocol.md §11), counted per client (an IPv4 address or an IPv6 /64) and shared by
   every worker. Defaults: games created 30 per 10 min, actions per seat 600 per min, websocket hellos
   60 per min, seat transfers 10 per 15 min, failed join/transfer codes 10 per min per client and 120
@@ -301,11 +302,14 @@ def _contract_schemas(schemas: dict) -> None:
     schemas["LogEntry"]["properties"]["events"]["items"] = event
     schemas["Record"]["properties"]["options"] = {
         "type": "object", "additionalProperties": False,
-        "description": "engine.new_game's options: {} or the duo dealer; the tutorial's fixed deck.",
+        "description": "engine.new_game's options: {} or the duo dealer; the tutorial's prepared table.",
         "properties": {"dealer": {"type": "integer", "enum": [0, 1],
                                   "description": "The dealing seat (R50)."},
                        "deck": {"type": "array", "items": {"$ref": _schema_ref("Bean")},
-                                "description": "The 116 cards, top first (the tutorial's fixed deal)."}}}
+                                "description": "The 116 cards, top first, instead of the shuffle."},
+                       "position": {"type": "object", "description": (
+                           "The table the game starts from instead of a deal (docs/protocol.md §4: a "
+                           "position, piles top first): the tutorial's short game.")}}}
     bots = {"type": "string", "enum": list(engine.bots.BOTS)}
     for name in ("SeatInfo", "RecordSeat"):
         schemas[name]["properties"]["bot"] = {**bots, "description": schemas[name]["properties"]["bot"][

@@ -93,8 +93,9 @@ class CreateGameSchema(StrictSchema):
                                                  "solo (one seat)."})
     name = NameField()
     tutorial = JsonBoolean(load_default=False, metadata={
-        "description": "solo only: deal the fixed tutorial game (the same cards every time; played along "
-                       "its hints, its first three turns show every phase). true with duo: 400."})
+        "description": "solo only: the guided game, a short game from a prepared table (the same cards "
+                       "every time; played along its hints, it shows every phase and ends after a few "
+                       "turns). true with duo: 400."})
 
     @validates_schema
     def _tutorial_is_solo(self, data, **kwargs):

@@ -1,5 +1,5 @@
-"""Game-night additions over HTTP: player names, rematch, the tutorial deal, the end breakdown, and the
-host's own join link (api.game: names, rematch, start, seats)."""
+"""Game-night additions over HTTP: player names, rematch, the tutorial flag (its game: test_tutorial.py),
+the end breakdown, and the host's own join link (api.game: names, rematch, start, seats)."""
 # ruff: noqa: F811 - pytest fixtures imported from fixtures_api are redefined as parameters
 
 from __future__ import annotations
@@ -248,37 +248,6 @@ def test_racing_rematch_calls_from_both_seats_make_one_game(client, api_store):
 
 
 # ------------------------------------------------------------------ tutorial
-
-
-def test_the_tutorial_is_one_fixed_solo_deal_that_shows_every_phase(client, api_store):
-    first = create(client, "solo", tutorial=True, name="Ann").get_json()
-    again = create(client, "solo", tutorial=True).get_json()
-    assert first["tutorial"] is True and first["view"]["mode"] == "solo"
-    # The same deal each time (the public view: hand, bosses, piles), a fresh game and secret salt.
-    for key in ("players", "bosses", "display", "deck_size"):
-        assert first["view"][key] == again["view"][key]
-    assert first["game_id"] != again["game_id"] and first["seed_commitment"] != again["seed_commitment"]
-    assert "tutorial" not in create(client, "solo").get_json()
-    # Played along its hints, the first three turns show every phase and what the Mafia does.
-    game = Game(client, first["game_id"], {0: first["token"]}, first["version"])
-    seen: dict[str, int] = {}
-    turn = 1
-    while turn <= 3:
-        mine = game.get(0).get_json()
-        assert mine.get("tutorial") is True
-        if mine["view"]["phase"] == "protection":
-            seen.setdefault("protection", turn)
-        hint = client.get(f"{API}/games/{game.id}/hint", headers=bearer(game.tokens[0])).get_json()
-        resp = game.act(0, hint["action"], version=mine["version"])
-        assert resp.status_code == 200, resp.get_json()
-        game.version = resp.get_json()["version"]
-        for event in resp.get_json()["events"]:
-            kind = event["type"] + ("_" + event["source"] if event["type"] in ("plant", "give") else "")
-            seen.setdefault(kind, turn)
-            turn += event["type"] == "turn"
-    assert {"plant_hand", "plant_display", "harvest", "reveal", "capture", "from_discard", "draw",
-            "protection", "pay", "boss_harvest"} <= set(seen), seen
-    assert "give_display" in seen or "give_hand" in seen, seen
 
 
 def test_a_duo_tutorial_is_refused(mclient, memory_store):
