@@ -25,6 +25,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="play on a server (e.g. http://192.168.1.20:8000): a new game, or --join CODE")
     play.add_argument("--join", metavar="CODE", default=None,
                       help="with --server: take a seat with a join code")
+    play.add_argument("--name", default=None,
+                      help="with --server: your name at the table (shown to the other player)")
 
     sim = sub.add_parser("simulate", help="bots play many games; print win rates (engine only)")
     sim.add_argument("--mode", choices=("solo", "duo"), default="duo")
@@ -67,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             _parser().error("--join needs --server URL")
         from .netclient import play_online
 
-        return play_online(args.server, join=args.join, duo=args.duo)
+        return play_online(args.server, join=args.join, duo=args.duo, name=args.name)
     if args.command == "play":
         from .terminal import play
 

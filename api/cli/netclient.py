@@ -69,13 +69,14 @@ class HttpApi:
                     problem = {}
             raise ApiError(err.code, problem) from None
 
-    def create(self, mode: str) -> dict:
-        """Create a game; return the grant (game_id, seat, token, version, view[, join_code])."""
-        return self.call("POST", "/games", {"mode": mode})
+    def create(self, mode: str, name: str | None = None) -> dict:
+        """Create a game (`name`: the creator's); return the grant (game_id, seat, token, version,
+        view[, join_code])."""
+        return self.call("POST", "/games", {"mode": mode, **({"name": name} if name else {})})
 
-    def join(self, code: str) -> dict:
-        """Take the seat a join code opens; return the grant."""
-        return self.call("POST", "/games/join", {"code": code})
+    def join(self, code: str, name: str | None = None) -> dict:
+        """Take the seat a join code opens (`name`: the joining player's); return the grant."""
+        return self.call("POST", "/games/join", {"code": code, **({"name": name} if name else {})})
 
     def get(self, game_id: str, token: str | None = None) -> dict:
         """Return the game as `token`'s seat (or the table) sees it."""
@@ -227,22 +228,25 @@ class LiveSocket:
             ws.thread.join(timeout=2)
 
 
-def play_online(server: str, *, join: str | None = None, duo: bool = False,
+def play_online(server: str, *, join: str | None = None, duo: bool = False, name: str | None = None,
                 inp: Callable[[str], str] = input, out: Callable[[str], None] = print) -> int:
-    """Play one game on `server` in the terminal: create a solo (or `duo`) game, or `join` with a code.
+    """Play one game on `server` in the terminal: create a solo (or `duo`) game, or `join` with a code;
+    `name` is this player's name at the table. The players' names come with every state.
 
     Returns 0 when the game ends or the player quits, 1 when the server cannot be used.
     """
-    from api.cli.terminal import narrate, render, result_text
+    from api.cli.terminal import narrate, render, result_text, seat_label
 
     http = HttpApi(server)
     try:
-        grant = http.join(join) if join else http.create("duo" if duo else "solo")
+        grant = http.join(join, name) if join else http.create("duo" if duo else "solo", name)
     except (ApiError, OSError) as err:
         out(f"The server refused: {err}")
         return 1
     game_id, token, seat = grant["game_id"], grant["token"], grant["seat"]
-    out(f"Al Cabohne online - game {game_id} - you are player {seat + 1}")
+    names = _names(grant.get("seats"))
+    named = f" ({seat_label(seat, names)})" if seat < len(names) and names[seat] else ""
+    out(f"Al Cabohne online - game {game_id} - you are player {seat + 1}{named}")
     if grant.get("join_code"):
         out(f"The second player joins with: alcabohne play --server {server} --join {grant['join_code']}"
             f"   (or opens {grant['join_url']})")
@@ -273,23 +277,34 @@ def play_online(server: str, *, join: str | None = None, duo: bool = False,
             if kind != "state":
                 continue
             view = frame["view"]
-            for line in narrate(frame.get("events", []), seat):
+            names = _names(frame.get("seats")) or names
+            for line in narrate(frame.get("events", []), seat, names):
                 out(line)
             if view["phase"] == "over":
-                out(render(view))
-                out(result_text(view))
+                out(render(view, names))
+                out(result_text(view, names))
                 return 0
             if view["active"] != seat:
                 if not waiting_shown:
-                    out(f"Waiting for player {view['active'] + 1}...")
+                    out(f"Waiting for {seat_label(view['active'], names)}...")
                     waiting_shown = True
                 continue
             waiting_shown = False
-            if not _take_turn(live, view, frame["version"], inp, out):
+            if not _take_turn(live, view, frame["version"], inp, out, names):
                 out(f"Bye. The game stays open for 30 days: game {game_id}.")
                 return 0
     finally:
         live.close()
+
+
+def _names(seats: list[dict] | None) -> list[str | None]:
+    """The seats' names from a grant or a state's `seats` (None for a seat without one), or []."""
+    if not seats:
+        return []
+    out: list[str | None] = [None] * (max(x["seat"] for x in seats) + 1)
+    for x in seats:
+        out[x["seat"]] = x.get("name") or None
+    return out
 
 
 def _reconnect(live: LiveSocket, out: Callable[[str], None]) -> bool:
@@ -307,13 +322,13 @@ def _reconnect(live: LiveSocket, out: Callable[[str], None]) -> bool:
     return False
 
 
-def _take_turn(live: LiveSocket, view: dict, version: int, inp, out) -> bool:
+def _take_turn(live: LiveSocket, view: dict, version: int, inp, out, names=None) -> bool:
     """Show the table, ask for an action, send it and wait for its answer (again while it is refused);
     return False when the player quits."""
     from api.cli.terminal import ask_action
 
     while True:
-        action = ask_action(view, inp, out)
+        action = ask_action(view, inp, out, names)
         if action is None:
             return False
         try:

@@ -2,7 +2,8 @@
 
 The table is drawn from `engine.view` of the seat to move; the choices are exactly
 `engine.legal_actions`, numbered. Duo is hot-seat: a curtain hides the table between turns so
-neither player sees the other's hand.
+neither player sees the other's hand. Against a server (api/cli/netclient.py) the same functions draw
+the views it sends, with the players' names.
 """
 
 from __future__ import annotations
@@ -25,6 +26,17 @@ PHASE_HELP = {
 }
 
 
+def seat_label(i: int, names: list[str | None] | None = None) -> str:
+    """Return how seat `i` is called: its player's name, else "Player n".
+
+    A name is typed by a player, in any script: it is printed between first-strong and pop-directional
+    isolates (U+2068 ... U+2069), so a right-to-left name cannot reorder the line around it in a terminal
+    that lays out bidirectional text (the server refuses bidi controls inside names); elsewhere the two
+    characters print as nothing."""
+    name = names[i] if names and i < len(names) else None
+    return f"\u2068{name}\u2069" if name else f"Player {i + 1}"
+
+
 def bean(code: str | None) -> str:
     """Return a bean as 'BL Blue' (or '-' for nothing)."""
     return "-" if code is None else f"{code} {NAMES_EN[code]}"
@@ -34,8 +46,8 @@ def _pile(entry) -> str:
     return "empty" if entry is None else f"{bean(entry[0])} x{entry[1]}"
 
 
-def render(v: dict) -> str:
-    """Return the table as text, as the viewer `v["seat"]` may see it."""
+def render(v: dict, names: list[str | None] | None = None) -> str:
+    """Return the table as text, as the viewer `v["seat"]` may see it; `names`: the seats' names."""
     seat = v["seat"]
     lines = [
         f"== Al Cabohne ({v['mode']}) - pass {v['pass']}/3 - deck {v['deck_size']} - discard "
@@ -51,9 +63,9 @@ def render(v: dict) -> str:
     else:
         lines.append("Display: empty")
     for i, p in enumerate(v["players"]):
-        who = "You" if i == seat else f"Player {i + 1}"
+        who = "You" if i == seat else seat_label(i, names)
         if v["mode"] == "duo" and i == seat:
-            who = f"Player {i + 1} (you)"
+            who = f"{seat_label(i, names)} (you)"
         fields = "   ".join(
             f"{j + 1}) {_pile(f)}" + ("" if f is None else f" -> {p['harvest_values'][j]} coin(s)")
             for j, f in enumerate(p["fields"]))
@@ -64,7 +76,7 @@ def render(v: dict) -> str:
             hand = "  ".join(("> " if k == 0 else "") + bean(c) for k, c in enumerate(p["hand"]))
             lines.append(f"   hand (front first): {hand or 'empty'}")
     if v["phase"] in PHASE_HELP:
-        turn = "" if v["mode"] == "solo" else f"Player {v['active'] + 1}: "
+        turn = "" if v["mode"] == "solo" else f"{seat_label(v['active'], names)}: "
         lines.append(f"-- {turn}{v['phase']} -- {PHASE_HELP[v['phase']]}")
     return "\n".join(lines)
 
@@ -101,7 +113,7 @@ def describe(a: dict, v: dict) -> str:
     return "End the game (final harvest)" if v["last_turn"] else "End the turn and draw two cards"
 
 
-def narrate(events: list[dict], seat: int | None) -> list[str]:
+def narrate(events: list[dict], seat: int | None, names: list[str | None] | None = None) -> list[str]:
     """Return readable lines for the automatic steps among `events` (redacted for `seat`)."""
     out = []
     for e in engine.redact_events(events, seat):
@@ -121,23 +133,23 @@ def narrate(events: list[dict], seat: int | None) -> list[str]:
         elif t == "exhausted" and e["exhaustions"] == 3:
             out.append("  The draw pile is used up for the third time.")
         elif t == "draw":
-            who = "You draw" if e["seat"] == seat else f"Player {e['seat'] + 1} draws"
+            who = "You draw" if e["seat"] == seat else f"{seat_label(e['seat'], names)} draws"
             out.append(f"  {who} {bean(e['bean'])}." if "bean" in e else f"  {who} a card.")
         elif t == "harvest" and e.get("final"):
-            out.append(f"  Final harvest: player {e['seat'] + 1} field {e['field'] + 1} "
+            out.append(f"  Final harvest: {seat_label(e['seat'], names)}, field {e['field'] + 1} "
                        f"({e['count']} {bean(e['bean'])}) -> {e['coins']} coin(s).")
     return out
 
 
-def result_text(v: dict) -> str:
+def result_text(v: dict, names: list[str | None] | None = None) -> str:
     """Return the final scores and winners."""
     r = v["result"]
-    scores = ", ".join(f"player {i + 1}: {s}" for i, s in enumerate(r["scores"]))
+    scores = ", ".join(f"{seat_label(i, names)}: {s}" for i, s in enumerate(r["scores"]))
     mafia = f"Mafia: {r['mafia']}" + (" (treasury doubled, R101)" if v["mode"] == "solo" else "")
     if r["winners"] == ["mafia"]:
         won = "The Mafia wins."
     else:
-        won = " and ".join(f"Player {w + 1}" for w in r["winners"]) + " beat(s) the Mafia!"
+        won = " and ".join(seat_label(w, names) for w in r["winners"]) + " beat(s) the Mafia!"
     return f"Game over. {scores}; {mafia}. {won}"
 
 
@@ -155,10 +167,11 @@ def choose(prompt: str, n: int, inp: Callable[[str], str], out: Callable[[str], 
         out(f"Please type a number from 1 to {n} (or q to quit).")
 
 
-def ask_action(v: dict, inp: Callable[[str], str], out: Callable[[str], None]) -> dict | None:
+def ask_action(v: dict, inp: Callable[[str], str], out: Callable[[str], None],
+               names: list[str | None] | None = None) -> dict | None:
     """Show the table and the numbered legal actions of view `v`; return the chosen one, or None to quit."""
     out("")
-    out(render(v))
+    out(render(v, names))
     actions = v["legal_actions"]
     for i, a in enumerate(actions):
         out(f"  {i + 1:2}) {describe(a, v)}")
