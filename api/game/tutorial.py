@@ -24,11 +24,11 @@ SEED = 20261400
 # in hand, three empty fields, a card or two with each boss, no coins; the draw pile holds DECK, and
 # the discard pile the cards played in the passes before (DISCARD_TOP on top, then the rest of R1's 116
 # cards: every card is somewhere, as the bots and the hint expect of a game).
-HAND = ["BL", "FI", "KI", "PU", "FI", "FR", "RU"]
-BOSSES = {"al": ["BL", 2], "don": ["RU", 1], "joe": ["BR", 2]}
-DECK = ["BR", "FI", "KI", "FI", "PU", "RU", "FR", "KI", "BL", "PU", "FI", "FR", "KI", "BR", "PU",
-        "KI", "FR", "FI", "PU", "KI", "BL", "FR"]
-DISCARD_TOP = ["KI", "FR", "PU", "BL"]
+HAND = ["FI", "BL", "RU", "BL", "BR", "FI", "KI"]
+BOSSES = {"al": ["KI", 2], "don": ["BL", 1], "joe": ["FI", 1]}
+DECK = ["FR", "BL", "FR", "RU", "PU", "PU", "RU", "BL", "KI", "BR", "FI", "PU", "BR", "BL", "FI", "BL",
+        "FI", "FR", "BL", "BR", "RU", "FR", "KI", "FI", "FR", "BR", "BL", "FR"]
+DISCARD_TOP = ["FI", "FI", "PU"]
 
 
 def _discard() -> list[str]:

@@ -120,3 +120,43 @@ def test_new_game_rejects_bad_arguments(args, kwargs):
         engine.new_game(*args, **kwargs)
     assert info.value.code == "invalid_position"
     assert isinstance(info.value, engine.EngineError) and isinstance(info.value, ValueError)
+
+
+def _prepared(**over):
+    """A solo table after the deal, on the last pass: a short game (the tutorial's kind)."""
+    pos = {"mode": "solo", "phase": "plant",
+           "players": [{"hand": ["BL", "FI"], "fields": [["RU", 2], None, None]}],
+           "bosses": {"al": ["RU", 1], "don": ["KI", 1], "joe": ["PU", 1]}, "deck": ["FI", "BR", "FR"],
+           "exhaustions": 2}
+    pos.update(over)
+    return pos
+
+
+def test_new_game_from_a_prepared_position_begins_the_turn():
+    """docs/protocol.md §13 `position`: the cards as they lie, the game's own seed, the active seat's turn
+    begun (R60): here protection first, as Al grows runner beans like the player's field (R65)."""
+    state = engine.new_game("solo", 7, position=_prepared(planted=2, settled=[1]))
+    pos = engine.to_position(state)
+    assert pos["phase"] == "protection" and pos["planted"] == 0 and pos["settled"] == []
+    assert pos["seed"] == 7 and pos["result"] is None
+    assert pos["players"][0]["hand"] == ["BL", "FI"] and pos["deck"] == ["FI", "BR", "FR"]
+    assert pos["exhaustions"] == 2
+    # The same options give the same game (the log and the record replay it from there).
+    assert engine.to_position(engine.new_game("solo", 7, position=_prepared(planted=2, settled=[1]))) == pos
+    apart = engine.new_game("solo", 7, position=_prepared(bosses={"al": ["KI", 1]}))
+    assert engine.to_position(apart)["phase"] == "plant"
+
+
+@pytest.mark.parametrize(
+    ("mode", "kwargs"),
+    [
+        ("duo", {"position": _prepared()}),
+        ("solo", {"position": _prepared(), "deck": full_deck([])}),
+        ("solo", {"position": {"mode": "solo"}}),
+        ("solo", {"position": _prepared(phase="over", result={"scores": [1], "mafia": 0, "winners": [0]})}),
+    ],
+)
+def test_new_game_refuses_a_position_that_starts_no_game(mode, kwargs):
+    """docs/protocol.md §13: a position of the other mode, with another option, not a position, or over."""
+    with pytest.raises(engine.InvalidPosition):
+        engine.new_game(mode, 1, **kwargs)
