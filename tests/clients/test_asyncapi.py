@@ -5,10 +5,7 @@ installed here with `npm ci`), is what the module writes, and describes the mess
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,7 +13,7 @@ import pytest
 
 from api.live import asyncapi
 from api.live.ws_schema import CLIENT, SERVER
-from tests.node import node_command
+from tests.node import node_command, npm_installed
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).with_name("asyncapi")
@@ -26,19 +23,8 @@ DOC = ROOT / "docs" / "websocket.asyncapi.json"
 @pytest.fixture(scope="module")
 def parser() -> list[str]:
     """The command that checks a document (node and tests/clients/asyncapi/check.mjs), after `npm ci`."""
-    node = node_command()
-    npm = shutil.which("npm")
-    if npm is None:
-        if os.environ.get("ALCABOHNE_CI") == "1":
-            pytest.fail("npm is needed to install the AsyncAPI parser")
-        pytest.skip("npm is needed to install the AsyncAPI parser")
-    with open(HERE / "package.json", "rb") as lock_file:
-        fcntl.flock(lock_file, fcntl.LOCK_EX)  # parallel test workers install once
-        if not (HERE / "node_modules" / "@asyncapi" / "parser").is_dir():
-            run = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=HERE,
-                                 capture_output=True, text=True, timeout=600, check=False)
-            assert run.returncode == 0, run.stdout + run.stderr
-    return [*node, str(HERE / "check.mjs")]
+    with npm_installed(HERE, "@asyncapi/parser"):
+        return [*node_command(), str(HERE / "check.mjs")]
 
 
 def _check(parser: list[str], path: Path) -> tuple[int, list[dict]]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +25,7 @@ import pytest
 
 from api.store.memory import MemoryStore
 from tests.live.servers import ThreadServer
-from tests.node import node_command
+from tests.node import node_command, npm_installed
 
 HERE = Path(__file__).with_name("typescript")
 PY = Path(__file__).with_name("python")
@@ -46,19 +45,9 @@ def server():
 def compiled(server, tmp_path_factory) -> list[str]:
     """npm ci, the types of the served document, tsc --strict; return the command that runs the client."""
     node = node_command()
-    npm = shutil.which("npm")
-    if npm is None:
-        if os.environ.get("ALCABOHNE_CI") == "1":
-            pytest.fail("npm is needed for the generated TypeScript client")
-        pytest.skip("npm is needed for the generated TypeScript client")
-    with open(HERE / "package.json", "rb") as lock_file:
-        fcntl.flock(lock_file, fcntl.LOCK_EX)  # parallel test workers install and build once
-        if not (HERE / "node_modules" / "openapi-fetch").is_dir():
-            run = _run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], timeout=600)
-            assert run.returncode == 0, run.stdout + run.stderr
+    with npm_installed(HERE, "openapi-fetch") as bin_dir:  # parallel test workers install and build once
         document = tmp_path_factory.mktemp("openapi") / "openapi.json"
         document.write_text(json.dumps(server.app.test_client().get("/api/v1/openapi.json").get_json()))
-        bin_dir = HERE / "node_modules" / ".bin"
         run = _run([*node, str(bin_dir / "openapi-typescript"), str(document), "-o", "schema.d.ts"],
                    timeout=300)
         assert run.returncode == 0, run.stdout + run.stderr
