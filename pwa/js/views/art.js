@@ -39,3 +39,9 @@ const ART = {
 export function Art({ code }) {
   return html`<svg class="art" viewBox="0 0 40 40" aria-hidden="true" focusable="false">${ART[code] || null}</svg>`;
 }
+
+/** The same picture placed inside another drawing (the rules' sketches): at x, y, `size` units wide. */
+export function ArtAt({ code, x, y, size }) {
+  return html`<svg x=${x} y=${y} width=${size} height=${size} viewBox="0 0 40 40" aria-hidden="true"
+    focusable="false">${ART[code] || null}</svg>`;
+}

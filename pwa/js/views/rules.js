@@ -1,6 +1,8 @@
 // "How to play": the rules as this app plays them, in the player's language, with a picture per area
 // and the beanometers drawn from the engine's own data (../beans.js). The long text is a JSON file per
 // language (i18n/rules.<lang>.json), fetched when the page opens; this module is loaded on demand too.
+// The page is short to scroll: every part folded to its title (the titles are the contents); a part
+// opens with a tap on its title or from a link to it (a hint's, the coach's), and all open at once.
 
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
@@ -94,6 +96,12 @@ export function Rules({ section, langSwitch, onTutorial }) {
   const lang = currentLang();
   const [R, setR] = useState(null);
   const [failed, setFailed] = useState(false);
+  // Parts opened or closed by a tap; the rest is open only when linked to (the section in the address).
+  const [toggled, setToggled] = useState({});
+  const [all, setAll] = useState(false);
+  const isOpen = (id) => (id in toggled ? toggled[id] : all || id === section);
+  const toggle = (id) => setToggled((x) => ({ ...x, [id]: !isOpen(id) }));
+  useEffect(() => { if (section) setToggled((x) => ({ ...x, [section]: true })); }, [section]);
   useEffect(() => {
     let live = true;
     setFailed(false);
@@ -120,12 +128,20 @@ export function Rules({ section, langSwitch, onTutorial }) {
       <h1>${R.title}</h1>
       <p class="lead">${R.intro}</p>
       <${LearnBox} R=${R} onTutorial=${onTutorial} />
-      <nav class="toc" aria-labelledby="rules-toc"><h2 id="rules-toc">${R.toc}</h2>
-        <ul>${R.sections.map((s) => html`<li><a href=${rulesHref(s.id)}>${s.title}</a></li>`)}</ul></nav>
-      ${R.sections.map((s) => html`<section class="rsec" id=${`rule-${s.id}`} data-section=${s.id} aria-labelledby=${`rule-${s.id}-h`}>
-        <h2 id=${`rule-${s.id}-h`} tabindex="-1">${s.title}</h2>
-        ${s.body.map((b) => html`<${Block} b=${b} R=${R} />`)}
-      </section>`)}
+      <p class="fold-row"><span class="hint">${R.fold_hint}</span>
+        <button type="button" class="link" data-rules="all" aria-pressed=${all ? 'true' : 'false'}
+          onClick=${() => { setAll(!all); setToggled({}); }}>${all ? R.close_all : R.open_all}</button></p>
+      ${R.sections.map((s) => {
+        const open = isOpen(s.id);
+        return html`<section class=${`rsec${open ? ' open' : ''}`} id=${`rule-${s.id}`} data-section=${s.id}
+          aria-labelledby=${`rule-${s.id}-h`}>
+          <h2 id=${`rule-${s.id}-h`} tabindex="-1"><button type="button" class="rsec-toggle" data-rules-open=${s.id}
+            aria-expanded=${open ? 'true' : 'false'} aria-controls=${`rule-${s.id}-body`}
+            onClick=${() => toggle(s.id)}>${s.title}</button></h2>
+          <div class="rsec-body" id=${`rule-${s.id}-body`} hidden=${!open}>
+            ${s.body.map((b) => html`<${Block} b=${b} R=${R} />`)}</div>
+        </section>`;
+      })}
       <p><a class="button" href=${backHref()}>${t('learn.back')}</a></p>
     </main></div>`;
 }

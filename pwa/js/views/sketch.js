@@ -4,9 +4,10 @@
 
 import { html } from '../html.js';
 import { boss as bossName } from '../i18n.js';
+import { ArtAt } from './art.js';
 
-// Bean colours of the drawing; each card also carries its code letters, so colour is never the only cue.
-const FILL = { BL: '#7fa8e0', KI: '#e8a1ab', FI: '#f29a72', PU: '#c5dc7c', BR: '#d6b48c', FR: '#8fd08f', RU: '#c7a6e0' };
+// Each card shows the bean's own picture, as on the game screen (outline and mark as well as colour),
+// never a code: players know the beans by their pictures and names, not by the engine's letters.
 
 /** A label that never runs out of its box: a long word (German) is squeezed to `max` drawing units. */
 function Label({ x, y, text, max, cls = 'sk-label' }) {
@@ -17,9 +18,8 @@ function Label({ x, y, text, max, cls = 'sk-label' }) {
 
 function Card({ x, y, code, back }) {
   return html`<g transform=${`translate(${x} ${y})`}>
-    <rect width="22" height="30" rx="3" fill=${back ? '#2e5e3e' : FILL[code]} stroke="#5b5140" />
-    ${back ? html`<circle cx="11" cy="15" r="5" fill="#f2c14e" />`
-      : html`<text x="11" y="19" text-anchor="middle" class="sk-code">${code}</text>`}</g>`;
+    <rect width="22" height="30" rx="3" fill=${back ? '#2e5e3e' : '#fffdf6'} stroke="#5b5140" />
+    ${back ? html`<circle cx="11" cy="15" r="5" fill="#f2c14e" />` : html`<${ArtAt} code=${code} x=${0} y=${4} size=${22} />`}</g>`;
 }
 
 /** A pile of `n` cards of one kind (or an empty slot), with its count. */
