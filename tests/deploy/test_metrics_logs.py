@@ -7,8 +7,9 @@ import json
 import logging
 import time
 
-from api import auth, create_app
+from api import create_app
 from api.cli.netclient import HttpApi, LiveSocket
+from api.game import auth
 from api.ops.logs import JsonFormatter, redact
 from api.store.memory import MemoryStore
 from tests.live.play import duo_game
