@@ -22,8 +22,6 @@ import urllib.request
 import engine
 
 SEED = 4242  # a duo game of ordinary length (about 40 turns)
-SETTLED = """() => { const t = document.querySelector('.table');
-  return Boolean(t) && t.dataset.busy === '0' && !document.querySelector('.pending'); }"""
 # Inside the viewport and not covered (a fixed bar over it would take the tap): tappable as it is.
 IN_VIEW = """(sel) => { const el = document.querySelector(sel); if (!el) return null;
   const r = el.getBoundingClientRect();
@@ -169,11 +167,6 @@ def tap(page, selector: str, turn: dict, check=None) -> None:
     turn[kind] = turn.get(kind, 0) + 1
 
 
-def settle(page) -> int:
-    page.wait_for_function(SETTLED)
-    return int(page.get_attribute(".table", "data-version"))
-
-
 def sampled(per_kind: int = 2, every: int = 9):
     """An `on_phone` choice for play(): the first `per_kind` decisions of each (phase, action kind) and then
     every `every`-th decision are tapped on the phone; the others go over HTTP, and the phone follows
@@ -191,14 +184,30 @@ def sampled(per_kind: int = 2, every: int = 9):
     return tap_here
 
 
-def post_move(base: str, game_id: str, token: str, action: dict, version: int) -> None:
-    """Make a move over HTTP; a stale version (the client moved by itself meanwhile) is no error here:
-    the caller reads the game again."""
+def post_move(base: str, game_id: str, token: str, action: dict, version: int) -> dict | None:
+    """Make a move over HTTP and return the answer (the mover's new view); a stale version (the client
+    moved by itself meanwhile) is no error here: None, and the caller reads the game again."""
     try:
-        http(base, "POST", f"/games/{game_id}/actions", {"action": action, "version": version}, token=token)
+        return http(base, "POST", f"/games/{game_id}/actions", {"action": action, "version": version},
+                    token=token)
     except urllib.error.HTTPError as err:
         if err.code != 409:
             raise
+    return None
+
+
+# One round trip to the page per decision: wait until it shows version `v` or later with nothing in
+# flight (no animation, no pending move, its copy of the log caught up), then say what it offers.
+CAUGHT_UP = """(v) => { const t = document.querySelector('.table');
+  if (!t || t.dataset.busy !== '0' || document.querySelector('.pending')
+      || document.querySelector('[data-follow-log="sync"]') || Number(t.dataset.version) < v) return false;
+  return { version: Number(t.dataset.version),
+           away: Boolean(document.querySelector('[data-follow="away"]')),
+           choice: Boolean(document.querySelector('[data-act], [data-pick]')) }; }"""
+# The client makes a move without a choice by itself: wait until it has, or until a choice appears.
+MOVED_OR_CHOICE = """(v) => { const t = document.querySelector('.table');
+  return (t && Number(t.dataset.version) > v)
+    || Boolean(document.querySelector('[data-act], [data-pick]')); }"""
 
 
 def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None, decision=None,
@@ -208,11 +217,13 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
     close_away: close the "While you were away" summary before each decision (to look at the bare
     table); otherwise it is tapped only if it lies over the target.
     on_phone: None taps every decision; else `on_phone(view, action)` says whether to tap this one (see
-    sampled()) or make it over HTTP (no `decision` or `check` call, no taps counted)."""
+    sampled()) or make it over HTTP (no `decision` or `check` call, no taps counted). Either way the
+    phone has shown every version before the next decision is made."""
     meter = Meter()
+    answer = None  # the last HTTP answer: the mover's view, so that a turn played over HTTP reads nothing
     for _ in range(limit):
-        views = [http(base, "GET", f"/games/{game_id}", token=tok) for tok in tokens]
-        g = views[0]
+        g = answer or http(base, "GET", f"/games/{game_id}", token=tokens[0])
+        answer = None
         view = g["view"]
         if view["phase"] == "over":
             for p in pages:
@@ -220,38 +231,29 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
             return meter
         seat = view["active"]
         page = pages[seat]
-        mine = views[seat]
+        mine = g if g["view"].get("seat", 0) == seat else http(base, "GET", f"/games/{game_id}",
+                                                                token=tokens[seat])
         version = mine["version"]
-        shown = settle(page)
-        if shown < version:  # the page has not caught up yet (socket push in flight)
-            page.wait_for_function("(v) => Number(document.querySelector('.table').dataset.version) >= v",
-                                   arg=version)
-            continue
-        if shown > version:  # the client made a move by itself meanwhile: read the game again
+        # A generous limit: on a loaded machine a page may take seconds to render a burst of versions.
+        shown = page.wait_for_function(CAUGHT_UP, arg=version, timeout=30000).json_value()
+        if shown["version"] > version:  # the client made a move by itself meanwhile: read the game again
             continue
         turn = meter.turn(seat, version)
         # The new client tells the player what happened while they waited once its copy of the game's
         # log has caught up. It costs a tap only if it lies over the target (see tap()); how much of it
         # can be read at the turn's first decision is noted (away_lines).
-        page.wait_for_selector('[data-follow-log="sync"]', state="detached")
-        if "away_lines" not in turn and page.locator('[data-follow="away"]').count():
+        if "away_lines" not in turn and shown["away"]:
             turn["away_lines"] = page.evaluate(AWAY_LINES)
-        if close_away and page.locator('[data-follow="away"]').count():
+        if close_away and shown["away"]:
             close_away_card(page, turn)
             continue
         legal = mine["view"]["legal_actions"]
-        if not legal:
-            page.wait_for_timeout(50)
-            continue
-        if page.locator("[data-act], [data-pick]").count() == 0:
-            # The client may be about to make a move by itself (no choice): wait for it.
-            page.wait_for_timeout(50)
+        if not legal or not shown["choice"]:
+            page.wait_for_function(MOVED_OR_CHOICE, arg=version, timeout=30000)
             continue
         action = engine.bots.choose("greedy", mine["view"], version)
         if on_phone is not None and not on_phone(mine["view"], action):
-            post_move(base, game_id, tokens[seat], action, version)
-            page.wait_for_function("(v) => Number(document.querySelector('.table').dataset.version) > v",
-                                   arg=version)
+            answer = post_move(base, game_id, tokens[seat], action, version)
             continue
         if decision:
             decision(page, mine["view"])
