@@ -74,6 +74,24 @@ function light(el) {
   setTimeout(() => el.classList.remove('lit'), LIT_MS);
 }
 
+// What makes a card's face look as it does in its place: copied onto the flying copy, element by
+// element, because the copy lies in <body>, outside the rules of the place (a field, a bundle, the
+// table screen) that lay out its picture, name and count.
+const LOOK = ['display', 'flexDirection', 'flexWrap', 'alignItems', 'justifyContent', 'justifyItems', 'gap',
+  'gridTemplateColumns', 'gridColumn', 'gridRow', 'justifySelf', 'alignSelf', 'fontSize', 'fontWeight',
+  'lineHeight', 'textAlign', 'whiteSpace', 'overflowWrap', 'position', 'top', 'right', 'width', 'height',
+  'paddingTop', 'paddingRight', 'paddingBottom', 'paddingLeft', 'marginTop', 'marginRight', 'marginBottom',
+  'marginLeft', 'maxWidth'];
+
+function copyLook(src, dst) {
+  const cs = getComputedStyle(src);
+  for (const p of LOOK) dst.style[p] = cs[p];
+  dst.style.boxSizing = 'border-box';
+  for (let i = 0; i < src.children.length && i < dst.children.length; i += 1) {
+    copyLook(src.children[i], dst.children[i]);
+  }
+}
+
 function flyCard(e, from, to) {
   if (!from || !to || typeof to.animate !== 'function') return;
   // The card's own face where the place shows it (never a hidden hand's card: it is not in the DOM);
@@ -85,13 +103,15 @@ function flyCard(e, from, to) {
   ghost.className = 'flycard';
   ghost.setAttribute('aria-hidden', 'true');
   if (face) {
+    // Laid out exactly as in place (its size, its picture, its name on as many lines): never squashed.
     const copy = face.cloneNode(true);
-    copy.style.width = `${Math.min(a.width, 200)}px`; // laid out as in place, whatever its container
+    copyLook(face, copy);
+    copy.style.margin = '0';
     ghost.append(copy);
   } else ghost.classList.add('back');
-  // Room for the copy's own border and padding around a face, so its text wraps as it does in place.
-  const w = face ? Math.min(a.width, 200) + 12 : Math.min(a.width, 48);
-  const h = face ? Math.min(a.height, 120) + 12 : Math.min(a.height, 64);
+  // Room for the copy's own border and padding around a face.
+  const w = face ? a.width + 12 : Math.min(a.width, 48);
+  const h = face ? a.height + 12 : Math.min(a.height, 64);
   const left = a.left + (a.width - w) / 2;
   const top = a.top + (a.height - h) / 2;
   // CSSOM properties, not a style attribute: the CSP (style-src 'self') allows these.

@@ -231,6 +231,10 @@ def test_board_moves_step_by_step_with_the_narration(phone):
         check_frames(player.evaluate("() => window.__follow.frames"))
     flown = player.evaluate("() => window.__follow")
     assert flown["fly"] > 0 and flown["lit"] > 0
+    # Flying cards keep their label as it is in place: inside the card, whole, on one or two lines.
+    assert flown["labels"], "no card with its name flew"
+    squashed = [x for x in flown["labels"] if not x["inside"] or x["cut"] or x["lines"] > 2]
+    assert not squashed, squashed
     shot(player, "follow-03-steps-motion")
 
 
@@ -250,12 +254,25 @@ def check_frames(frames):
 WATCH_STEPS = """() => {
           const count = (s) => { const m = (s || '').match(/\\d+/); return m ? Number(m[0]) : null; };
           const deckNow = () => count(document.querySelector('[data-area="deck"]').textContent);
-          window.__follow = {frames: [], fly: 0, lit: 0, idle: deckNow()};
+          window.__follow = {frames: [], fly: 0, lit: 0, idle: deckNow(), labels: []};
           new MutationObserver(() => {
             const t = document.querySelector('.table');
             if (!t) return;
             const F = window.__follow;
             if (document.querySelector('.flycard')) F.fly += 1;
+            // A flying card's name as it flies: inside the card, on the lines it takes in place.
+            for (const g of document.querySelectorAll('.flycard:not([data-seen])')) {
+              const n = g.querySelector('.bean-name');
+              if (!n) continue;
+              g.dataset.seen = '1';
+              const gr = g.getBoundingClientRect();
+              const nr = n.getBoundingClientRect();
+              F.labels.push({text: n.textContent, width: Math.round(nr.width),
+                inside: nr.left >= gr.left - 1 && nr.right <= gr.right + 1
+                  && nr.top >= gr.top - 1 && nr.bottom <= gr.bottom + 1,
+                lines: Math.round(n.offsetHeight / parseFloat(getComputedStyle(n).lineHeight)),
+                cut: n.scrollWidth > n.clientWidth + 1});
+            }
             if (document.querySelector('.lit')) F.lit += 1;
             const deck = deckNow();
             if (!document.querySelector('[data-follow-playing="1"]')) { F.idle = deck; return; }
