@@ -78,7 +78,7 @@ function App() {
       }
       go(`#/g/${r.game_id}`);
     } catch (err) {
-      setError(failText(err));
+      setError({ text: failText(err) });
       go('#/');
     } finally {
       setBusy(false);
@@ -101,7 +101,7 @@ function App() {
       store.addToken(r.game_id, r.seat, r.token, { mode: r.view.mode, created: Date.now(), joinCode: code });
       go(`#/g/${r.game_id}`, true);
     } catch (err) {
-      setError(failText(err));
+      setError({ text: failText(err), join: true, code }); // shown under the Join button
       go('#/', true);
     } finally {
       setBusy(false);
@@ -133,7 +133,7 @@ function App() {
       store.forgetGame(oldId); // the end was acknowledged: this device forgets the game and its tokens
       go(`#/g/${next}`);
     } catch (err) {
-      setError(failText(err));
+      setError({ text: failText(err) });
       go('#/');
     } finally {
       setBusy(false);

@@ -162,8 +162,9 @@ export class GameSession {
   }
 
   /** Pass-and-play: take the game's second seat on this phone (the screen then opens a new session). */
-  async takeSecondSeat() {
-    const r = await this.api.join(this.sync.s.joinCode);
+  /** Pass-and-play: take the second seat on this device, under `name` (the second player's) if given. */
+  async takeSecondSeat(name = null) {
+    const r = await this.api.join(this.sync.s.joinCode, name ? { name } : {});
     store.addToken(this.id, r.seat, r.token, { hotseat: true });
   }
 }

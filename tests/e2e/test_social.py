@@ -18,6 +18,11 @@ TABLET = {"width": 1024, "height": 768}
 ANNA = "Anna <b>&amp;</b>"  # markup in a name must come out as these very characters
 
 
+def iso(name: str) -> str:
+    """A player's name as every screen shows it: between first-strong and pop-directional isolates."""
+    return f"\u2068{name}\u2069"
+
+
 def name_and_open(page, name: str | None) -> None:
     page.goto("/")
     page.wait_for_selector("#myname")
@@ -73,13 +78,13 @@ def seat_tokens(*pages_and_id) -> dict[int, str]:
 def test_names_on_both_phones_and_the_table_screen(phone, server):
     a, b, gid = duo_pair(phone, ANNA, "  Ben  ", guest_locale="de-DE")
     # Each phone names the other player; the name is text, never markup.
-    a.wait_for_function("() => document.querySelector('[data-area=\"other\"] .pname').textContent === 'Ben'",
-                        timeout=LIVE)
-    assert other_name(b) == ANNA
+    a.wait_for_function("(n) => document.querySelector('[data-area=\"other\"] .pname').textContent === n",
+                        arg=iso("Ben"), timeout=LIVE)
+    assert other_name(b) == iso(ANNA)
     assert b.locator('[data-area="other"] b').count() == 0
     # Each phone shows its own name in the top bar (as text).
-    assert my_name(a) == f"You play as {ANNA}"
-    assert my_name(b) == "Du spielst als Ben"
+    assert my_name(a) == f"You play as {iso(ANNA)}"
+    assert my_name(b) == f"Du spielst als {iso('Ben')}"
     assert a.locator(".bar b").count() == 0
     _, answer = call(server, "GET", f"/games/{gid}")
     assert [s["name"] for s in answer["seats"]] == [ANNA, "Ben"]  # trimmed by the server
@@ -90,14 +95,14 @@ def test_names_on_both_phones_and_the_table_screen(phone, server):
     tablet.goto(f"/#watch={gid}")
     tablet.wait_for_selector(".table")
     shown = [x.strip() for x in tablet.locator('[data-area="other"] .pname').all_inner_texts()]
-    assert shown == [ANNA, "Ben"]
+    assert shown == [iso(ANNA), iso("Ben")]
     shot(tablet, "42-names-table-screen")
     # The name is remembered on the device, and the start screen's list of games names the players.
     a.goto("/")
     assert a.input_value("#myname") == ANNA
     for page in (a, b):
         page.goto("/")
-        assert page.inner_text(f'[data-players="{gid}"]') == f"{ANNA} · Ben"
+        assert page.inner_text(f'[data-players="{gid}"]') == f"{iso(ANNA)} · {iso('Ben')}"
     shot(b, "55-home-resume-names-de")
 
 
@@ -130,7 +135,141 @@ def test_no_name_and_the_computer(phone, server):
     _, answer = call(server, "GET", f"/games/{bot_id}")
     assert [s["name"] for s in answer["seats"]] == ["Zo\u00eb Ko", None]
     bot.goto("/")
-    assert bot.inner_text(f'[data-players="{bot_id}"]') == "Zo\u00eb Ko · Computer"
+    assert bot.inner_text(f'[data-players="{bot_id}"]') == iso("Zo\u00eb Ko") + " · Computer"
+
+
+def test_pass_and_play_names_both_seats_and_a_finished_game_leaves_the_unfinished(phone, server):
+    """Pass-and-play: the lobby takes the second player's name too. Once its end was shown, the game is
+    listed among the finished games of the start screen, no longer among the unfinished ones."""
+    page = phone("hotseat-names")
+    name_and_open(page, "Ida")
+    page.click("[data-new=duo]")
+    page.wait_for_selector("[data-code]")
+    page.fill("#name2", " Ole ")
+    shot(page, "56-lobby-hotseat-name")
+    page.click("[data-lobby=hotseat]")
+    page.wait_for_selector(".table, [data-curtain]")
+    gid = game_id(page)
+    _, answer = call(server, "GET", f"/games/{gid}")
+    assert [s["name"] for s in answer["seats"]] == ["Ida", "Ole"]
+    tokens = {int(seat): token for seat, token in stored_games(page)[gid]["tokens"].items()}
+    page.goto("/")
+    assert page.locator(f'[data-resume="{gid}"]').count() == 1
+    play_to_end(server, gid, tokens, seed=19)
+    page.click(f'[data-resume="{gid}"]')
+    page.wait_for_selector(".end-overlay .end .winner")
+    page.click("[data-end=table]")  # a last look at the table, then away through the top bar:
+    page.click("header a[href='#/']")  # the end was not put away (its tokens stay for Play again)
+    page.wait_for_selector(f'[data-finished="{gid}"]')
+    assert page.locator(f'[data-resume="{gid}"]').count() == 0
+    assert page.inner_text(f'[data-players="{gid}"]') == f"{iso('Ida')} · {iso('Ole')}"
+    shot(page, "57-home-finished")
+    page.click(f'[data-finished="{gid}"]')  # the result (and Play again) is one tap away
+    page.wait_for_selector("[data-end=rematch]")
+
+
+def refused_join_logged(problems: list[str]) -> None:
+    """Take the browser's own console line of a refused join (its 404 answer) off the page errors
+    (conftest's `page_errors`): the app shows the refusal; Chromium logs every 4xx fetch besides."""
+    seen = [p for p in problems if "status of 404" in p]
+    assert len(seen) == 1, problems
+    problems.remove(seen[0])
+
+
+def test_a_wrong_code_says_so_beside_the_join_button(phone, page_errors):
+    page = phone("wrong-code")
+    page.goto("/")
+    page.fill("#code", "QQQQQQ")
+    with page.expect_console_message(lambda m: "status of 404" in m.text):
+        page.click("form.join button[type=submit]")
+    page.wait_for_selector("[data-join-error]")
+    refused_join_logged(page_errors)
+    assert "not valid" in page.inner_text("[data-join-error]")
+    button = page.locator("form.join button[type=submit]").bounding_box()
+    error = page.locator("[data-join-error]").bounding_box()
+    assert 0 <= error["y"] - (button["y"] + button["height"]) <= 24, (button, error)
+    assert page.locator("main > .notice").count() == 0  # nothing at the top of the page
+    axe_check(page, "58-home-wrong-code")
+    # A join link with a wrong code lands on the same place, its code in the field.
+    link = phone("wrong-link", locale="de-DE")
+    with link.expect_console_message(lambda m: "status of 404" in m.text):
+        link.goto("/#join=QQQQQQ")
+    link.wait_for_selector("[data-join-error]")
+    refused_join_logged(page_errors)
+    assert link.input_value("#code") == "QQQQQQ"
+    assert "Dieser Code gilt nicht" in link.inner_text("[data-join-error]")
+
+
+SARA = "\u05e9\u05e8\u05d4"  # a name in Hebrew letters
+
+# Text nodes and labels of the page that show `name` without isolates around it.
+BARE = """(name) => {
+  const bad = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const s = n.textContent;
+    for (let i = s.indexOf(name); i >= 0; i = s.indexOf(name, i + 1)) {
+      if (s[i - 1] !== '\u2068' || s[i + name.length] !== '\u2069') bad.push(s);
+    }
+  }
+  for (const el of document.querySelectorAll('[aria-label], [title]')) {
+    for (const a of ['aria-label', 'title']) {
+      const v = el.getAttribute(a);
+      if (v && v.includes(name) && !v.includes('\u2068' + name + '\u2069')) bad.push(`${a}: ${v}`);
+    }
+  }
+  return bad;
+}"""
+
+# Where a sentence of the app puts a name followed by a number ("Final harvest: <name> 3× ..."), laid out
+# in a paragraph of the page: the left edges of the name and of the number.
+ORDER = """async ([name, isolated]) => {
+  const { isolate } = await import('/js/names.js');
+  const { t } = await import('/js/i18n.js');
+  const who = isolated ? isolate(name) : name;
+  const text = t('ev.harvest.final', { who, count: 3, bean: 'Blue', coins: 2 });
+  const p = document.createElement('p');
+  p.textContent = text;
+  document.body.append(p);
+  const at = (i, j) => {
+    const r = document.createRange();
+    r.setStart(p.firstChild, i);
+    r.setEnd(p.firstChild, j);
+    return r.getBoundingClientRect().left;
+  };
+  const ni = text.indexOf(name);
+  const ci = text.indexOf('3', ni + name.length);
+  const out = { name: at(ni, ni + name.length), count: at(ci, ci + 1) };
+  p.remove();
+  return out;
+}"""
+
+
+def test_a_right_to_left_name_reorders_no_sentence(phone, server):
+    """Every name is shown between isolates, on both phones, the table screen, the history and the start
+    screen; so a Hebrew name followed by a number stays before it, as the sentence says."""
+    a, b, gid = duo_pair(phone, SARA, "Ben")
+    tablet = phone("rtl-table", viewport=TABLET)
+    tablet.goto(f"/#watch={gid}")
+    tablet.wait_for_selector(".table.tv")
+    tablet.wait_for_function("(n) => document.body.textContent.includes(n)", arg=SARA)
+    b.wait_for_function("(n) => document.body.textContent.includes(n)", arg=SARA)
+    def isolated_everywhere(page):
+        for name in (SARA, "Ben"):  # whatever its script
+            assert not page.evaluate(BARE, name), page.evaluate(BARE, name)
+
+    for page in (a, b, tablet):
+        isolated_everywhere(page)
+    b.click('[data-follow="history"]')
+    b.wait_for_selector('[data-follow="drawer"]')
+    isolated_everywhere(b)
+    b.goto("/")
+    b.wait_for_selector(f'[data-players="{gid}"]')
+    isolated_everywhere(b)
+    # What the isolates prevent: without them the number jumps before the right-to-left name.
+    bare, isolated = b.evaluate(ORDER, [SARA, False]), b.evaluate(ORDER, [SARA, True])
+    assert bare["count"] < bare["name"], bare
+    assert isolated["count"] > isolated["name"], isolated
 
 
 def test_share_copies_the_link_where_there_is_no_share_sheet(phone, server):
@@ -273,8 +412,8 @@ def test_rematch_joined_with_one_tap_on_the_other_phone(phone, server):
     for page in (a, b, tablet):
         page.wait_for_selector(".end-overlay .end .winner", timeout=LIVE)
         check_breakdown(page, result, "duo")
-    assert a.inner_text('.end-scores tr[data-score="1"] th').strip() == "Ben"
-    assert b.inner_text('.end-scores tr[data-score="0"] th').strip() == "Anna"
+    assert a.inner_text('.end-scores tr[data-score="1"] th').strip() == iso("Ben")
+    assert b.inner_text('.end-scores tr[data-score="0"] th').strip() == iso("Anna")
     assert b.inner_text('.end-scores tr[data-score="1"] th').strip() == "You"
     axe_check(a, "47-end-duo")
     shot(tablet, "48-end-table-screen")
@@ -293,7 +432,7 @@ def test_rematch_joined_with_one_tap_on_the_other_phone(phone, server):
     axe_check(a, "49-rematch-waiting")
     # Ben's phone is offered the new game over its socket, and again after a reload.
     b.wait_for_selector('[data-end="join-rematch"]', timeout=LIVE)
-    assert "Anna wants to play again." in b.inner_text(".rematch-offer")
+    assert f"{iso('Anna')} wants to play again." in b.inner_text(".rematch-offer")
     b.reload()
     b.wait_for_selector('[data-end="join-rematch"]')
     axe_check(b, "50-rematch-offer")
@@ -301,7 +440,7 @@ def test_rematch_joined_with_one_tap_on_the_other_phone(phone, server):
     b.click('[data-end="join-rematch"]')  # one tap
     b.wait_for_function("(id) => location.hash === '#/g/' + id && document.querySelector('.table')", arg=new)
     a.wait_for_selector(".table", timeout=LIVE)
-    assert other_name(a) == "Ben" and other_name(b) == "Anna"
+    assert other_name(a) == iso("Ben") and other_name(b) == iso("Anna")
     # Exactly one next game: asking again, from either seat, answers with it and the same seat.
     for seat, token in tokens.items():
         status, grant = call(server, "POST", f"/games/{gid}/rematch", token)
@@ -325,7 +464,7 @@ def test_both_phones_tapping_play_again_start_one_game(phone, server):
         page.wait_for_function("(old) => /^#\\/g\\//.test(location.hash) && !location.hash.includes(old)"
                                " && document.querySelector('.table')", arg=gid, timeout=LIVE)
     assert game_id(a) == game_id(b)
-    assert other_name(a) == "Dan" and other_name(b) == "Cleo"
+    assert other_name(a) == iso("Dan") and other_name(b) == iso("Cleo")
 
 
 def test_solo_end_overlay_breakdown_and_streak(phone, server):

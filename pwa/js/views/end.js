@@ -8,6 +8,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t } from '../i18n.js';
 import { nameOf } from '../names.js';
+import * as store from '../store.js';
 
 /**
  * The score lines from view.result: [{who, before, final, total}] for the players, then the Mafia.
@@ -85,7 +86,7 @@ function Scores({ view, s, hotseat }) {
   ${mafia.doubled ? html`<p class="hint">${t('social.end.solo_double')}</p>` : null}`;
 }
 
-export function End({ s, streak, onRematch, onHome, hotseat }) {
+export function End({ id, s, streak, onRematch, onHome, hotseat }) {
   const view = s.truth; // the server's final view (with its result), whatever the board shows
   const r = view.result;
   const [open, setOpen] = useState(true);
@@ -94,6 +95,11 @@ export function End({ s, streak, onRematch, onHome, hotseat }) {
   const offer = Boolean(s.rematch) && s.seat !== null;
   const other = s.seats.find((x) => x.seat !== s.seat);
   const otherName = other ? nameOf(other.seat, s.seats) : '';
+  // This device has seen the result: its start screen lists the game among the finished ones, no longer
+  // among the unfinished (the seats' tokens stay until the end is put away: a rematch needs them).
+  useEffect(() => {
+    if (id && s.seat !== null && store.game(id)) store.saveGame(id, { over: true });
+  }, [id]);
   // The other phone started the next game: bring the overlay back, wherever this player was looking.
   useEffect(() => { if (s.rematch) setOpen(true); }, [s.rematch]);
   // A layout effect: the overlay takes the focus and Escape as soon as it is drawn (a plain effect

@@ -110,10 +110,10 @@ export function Game({ api, id, watch, onHome, onRematch, langSwitch }) {
     cues.keepAwake(true);
     session.act(a);
   };
-  const hotseat = async () => {
+  const hotseat = async (name) => {
     setJoining(true);
     try {
-      await session.takeSecondSeat();
+      await session.takeSecondSeat(name);
       setGen(gen + 1);
     } catch (err) {
       setJoining(false);

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { t } from '../i18n.js';
 import * as store from '../store.js';
-import { seatName } from '../names.js';
+import { MAX_NAME, cleanName, seatName } from '../names.js';
 
 const OWN_LINK = 'alc.ownlink'; // set by app.js when this phone opened its own join link
 
@@ -57,6 +57,7 @@ export function Lobby({ id, s, token, joinQr, onHotseat, onHome }) {
   const link = code ? `${location.origin}/#join=${code}` : '';
   const [qr, setQr] = useState(null);
   const [shared, setShared] = useState(null);
+  const [name2, setName2] = useState(''); // pass-and-play: the second player's name
   const [ownLink] = useState(() => {
     try {
       if (sessionStorage.getItem(OWN_LINK) !== id) return false;
@@ -109,8 +110,13 @@ export function Lobby({ id, s, token, joinQr, onHotseat, onHome }) {
         <p class="share-state" role="status" data-shared=${shared || ''}>${shared ? t(`social.share.${shared}`) : ''}</p>
       </div>
       <p class="hint"><span>${t('lobby.link')}: </span><a href=${link} data-join-link>${link}</a></p>` : null}
+    ${code ? html`<div class="hotseat-box">
+      <label for="name2">${t('lobby.hotseat.name')}</label>
+      <input id="name2" name="name2" autocomplete="off" maxlength=${MAX_NAME} spellcheck=${false}
+        placeholder=${t('lobby.hotseat.placeholder')} value=${name2} onInput=${(e) => setName2(e.currentTarget.value)} />
+      <button type="button" data-lobby="hotseat" onClick=${() => onHotseat(cleanName(name2))}>${t('lobby.hotseat')}</button>
+    </div>` : null}
     <div class="row">
-      <button type="button" data-lobby="hotseat" onClick=${onHotseat} disabled=${!code}>${t('lobby.hotseat')}</button>
       <button type="button" class="link" onClick=${onHome}>${t('lobby.cancel')}</button>
     </div>
   </section>`;
