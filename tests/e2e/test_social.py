@@ -285,7 +285,7 @@ def test_share_copies_the_link_where_there_is_no_share_sheet(phone, server):
     page.wait_for_selector('[data-shared="copied"]')
     assert page.inner_text(".share-state") == "Link copied. Paste it into a message."
     assert page.evaluate("() => navigator.clipboard.readText()") == link
-    assert page.inner_text(".playing-as").strip() == "You play as Ida"
+    assert page.inner_text(".playing-as").strip() == f"You play as {iso('Ida')}"
     page.wait_for_function("() => document.querySelector('img.qr').naturalWidth > 100")
     axe_check(page, "44-lobby-share")
     tablet = phone("share-tablet", viewport=TABLET)
