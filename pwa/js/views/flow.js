@@ -11,34 +11,65 @@ import { t } from '../i18n.js';
  *   to do, the one card protection money forces, planting the front card where only one field takes
  *   it, the one card that must fill an empty boss, the one harvest that makes room;
  * - planting is over (two cards planted, or an empty hand): "Done planting" would be a tap without a
- *   choice, so the cards are turned up at once. Harvesting stays possible after the reveal.
+ *   choice, so the cards are turned up at once. Harvesting stays possible after the reveal;
+ * - the display is empty and no hand card can go to a boss: "End turn" would be a tap without a
+ *   choice. What is left (a harvest, buying the third field) can be done as well at the start of the
+ *   next turn, and the final harvest takes every field anyway.
  * Buying a field is never forced, so it is never made alone.
  */
 export function flowMove(view, legal) {
   if (legal.length === 1 && legal[0].type !== 'buy_field') return legal[0];
-  if (view.phase !== 'plant' || !legal.length) return null;
   const end = legal.find((a) => a.type === 'end_phase');
+  if (!end) return null;
+  const only = (types) => legal.every((a) => types.includes(a.type));
   const me = view.players[view.active] || {};
-  const plantingOver = view.planted >= 2 || (me.hand_size === 0);
-  return end && plantingOver && !legal.some((a) => a.type === 'plant_hand') ? end : null;
+  if (view.phase === 'plant') {
+    const plantingOver = view.planted >= 2 || me.hand_size === 0;
+    return plantingOver && only(['end_phase', 'harvest', 'buy_field']) ? end : null;
+  }
+  if (view.phase === 'use') {
+    return !view.display.length && only(['end_phase', 'harvest', 'buy_field']) ? end : null;
+  }
+  return null;
 }
 
 /** What the banner says while the client makes `move` by itself (null: the usual "No choice here"). */
 export function flowText(move, view) {
   if (move.type === 'end_phase' && view.phase === 'plant') return t('lay.auto.reveal');
+  if (move.type === 'end_phase' && view.phase === 'use') return t('lay.auto.end');
   return null;
 }
 
 /**
- * The selection the table starts with when the player has picked nothing: the first bundle of the
- * display (in the order the cards came), so that one tap on a lit field or boss moves it; another
- * bundle or a hand card is one tap away. A hidden hand is never picked for the player. `free` is
+ * The selection the table starts with when the player has picked nothing: the bundle or hand card of
+ * the hint on screen (`hinted`, its action), else a bundle of the display: one that goes onto a field
+ * of yours growing its bean, else one that can be planted at all, the larger first, else the first
+ * (in the order the cards came). One tap on a lit field or boss then moves it; another bundle or a
+ * hand card is one tap away. A hidden hand is never picked for the player. `free` is
  * targets(legal, null).
  */
-export function preselect(free, display, hidden) {
+export function preselect(free, view, legal, hidden, hinted = null) {
+  if (hinted && hinted.bean && hinted.type !== 'give_hand' && free.bundles.has(hinted.bean)) {
+    return { kind: 'bundle', bean: hinted.bean };
+  }
+  if (hinted && hinted.type === 'give_hand' && !hidden && free.hand.has(hinted.index)) {
+    return { kind: 'hand', index: hinted.index };
+  }
   if (free.bundles.size) {
-    const first = display.find((b) => free.bundles.has(b));
-    return { kind: 'bundle', bean: first };
+    const me = view.players[view.active] || {};
+    const growing = new Set((me.fields || []).filter(Boolean).map((f) => f[0]));
+    const plantable = new Set(legal.filter((a) => a.type === 'plant_display').map((a) => a.bean));
+    const size = (b) => view.display.filter((x) => x === b).length;
+    const rank = (b) => [growing.has(b) && plantable.has(b) ? 1 : 0, plantable.has(b) ? 1 : 0, size(b)];
+    const better = (r, q) => {
+      const i = r.findIndex((x, j) => x !== q[j]);
+      return i >= 0 && r[i] > q[i];
+    };
+    let best = null;
+    for (const b of view.display) {
+      if (free.bundles.has(b) && (best === null || better(rank(b), rank(best)))) best = b;
+    }
+    return { kind: 'bundle', bean: best };
   }
   if (free.hand.size === 1 && !hidden) return { kind: 'hand', index: [...free.hand][0] };
   return null;
