@@ -20,6 +20,7 @@ from api.codec import own_json
 from api.errors import ApiError
 from api.game import auth, bots, names, records, seats
 from api.game.model import BOT_SEAT, Loaded
+from api.game.start import new_seed
 
 if TYPE_CHECKING:
     from api.game.service import GameService
@@ -99,7 +100,7 @@ def _rematch_game(old_doc: dict, seat: int, held: str) -> tuple[dict, object]:
         # The finished game's dealer, as new_game drew it (or was told); the rematch swaps it.
         dealer = 1 - engine.new_game(mode, old_doc["secret"][0], **old_doc["options"]).active
         options = rematch_options(old_doc, dealer)
-    seed = secrets.randbelow(2**53)
+    seed = new_seed()
     state = engine.new_game(mode, seed, **options)
     doc = rematch_doc(old_doc, seat=seat, token_hash=held, state_position=engine.to_position(state),
                       seed=seed, salt=records.new_salt(), options=options, now=int(time.time()))

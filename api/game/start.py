@@ -26,6 +26,12 @@ if TYPE_CHECKING:
     from api.game.service import GameService
 
 
+def new_seed() -> int:
+    """A new game's secret seed: random, and below 2**53 so that a record's seed is exact as a JSON number
+    in every client (JavaScript's numbers are doubles)."""
+    return secrets.randbelow(2**53)
+
+
 def create(svc: GameService, mode: str, dealer: int | None, base_url: str, bot: str | None = None,
            name: str | None = None, tutorial: bool = False, client: str | None = None) -> dict:
     """Start a game; return the creator's answer (seat 0, its token, and a join code for duo; with
@@ -50,7 +56,7 @@ def create(svc: GameService, mode: str, dealer: int | None, base_url: str, bot: 
     if tutorial:
         seed, options = tutorial_deal.SEED, dict(tutorial_deal.OPTIONS)
     else:
-        seed = secrets.randbelow(2**53)
+        seed = new_seed()
     state = engine.new_game(mode, seed, **options)
     token = auth.new_token()
     now = int(time.time())
