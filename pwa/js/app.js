@@ -8,7 +8,7 @@ import { html } from './html.js';
 import { t, setLang, negotiate, currentLang } from './i18n.js';
 import { Client, NetworkError } from './client.js';
 import * as store from './store.js';
-import { myName } from './names.js';
+import { myName, nameRefusal } from './names.js';
 import { Home } from './views/home.js';
 import { Game } from './views/game.js';
 import { RulesRoute, startTutorial } from './learn.js';
@@ -60,6 +60,8 @@ function App() {
 
   const failText = (err) => {
     if (err instanceof NetworkError) return t('err.network');
+    const refused = nameRefusal(err); // a name of the game, or one the server cannot take
+    if (refused) return refused;
     const key = `err.${err.code}`;
     return t(key) === key ? t('err.generic', { msg: err.message }) : t(key);
   };

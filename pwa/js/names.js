@@ -2,7 +2,7 @@
 // A name is only ever text (rendered as a text node, never markup) and at most MAX_NAME characters;
 // the server checks the same rules, the client trims first so a typed name never comes back refused.
 
-import { t } from './i18n.js';
+import { t, currentLang } from './i18n.js';
 import * as store from './store.js';
 
 export const MAX_NAME = 24;
@@ -24,6 +24,16 @@ export function cleanName(raw) {
   const s = String(raw ?? '').normalize('NFC').replace(UNWANTED, '').trim();
   const cut = [...s].slice(0, MAX_NAME).join('').trim(); // by code points: never half an emoji
   return cut || null;
+}
+
+/** Why the server refused a name (an ApiError whose problem points at /name), in the player's language,
+ * or null. The server says it in English and German, separated by " / ". */
+export function nameRefusal(err) {
+  const errors = (err && err.problem && Array.isArray(err.problem.errors)) ? err.problem.errors : [];
+  const e = errors.find((x) => x && x.pointer === '/name' && x.detail);
+  if (!e) return null;
+  const parts = e.detail.split(' / ');
+  return parts.length === 2 && currentLang() === 'de' ? parts[1] : parts[0];
 }
 
 /** The name chosen on this device (remembered in localStorage), or null. */

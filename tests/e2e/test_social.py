@@ -138,13 +138,22 @@ def test_no_name_and_the_computer(phone, server):
     assert bot.inner_text(f'[data-players="{bot_id}"]') == iso("Zo\u00eb Ko") + " · Computer"
 
 
-def test_pass_and_play_names_both_seats_and_a_finished_game_leaves_the_unfinished(phone, server):
-    """Pass-and-play: the lobby takes the second player's name too. Once its end was shown, the game is
-    listed among the finished games of the start screen, no longer among the unfinished ones."""
+def test_pass_and_play_names_both_seats_and_a_finished_game_leaves_the_unfinished(phone, server,
+                                                                                  page_errors):
+    """Pass-and-play: the lobby takes the second player's name too (a name of the game is refused
+    beside it, saying why). Once its end was shown, the game is listed among the finished games of the
+    start screen, no longer among the unfinished ones."""
     page = phone("hotseat-names")
     name_and_open(page, "Ida")
     page.click("[data-new=duo]")
     page.wait_for_selector("[data-code]")
+    page.fill("#name2", "Computer")
+    with page.expect_console_message(lambda m: "status of 400" in m.text):
+        page.click("[data-lobby=hotseat]")
+    page.wait_for_selector("[data-name-error]")
+    assert "belongs to the game" in page.inner_text("[data-name-error]")
+    assert page.input_value("#name2") == "Computer"
+    page_errors[:] = [p for p in page_errors if "status of 400" not in p]  # the refusal, shown above
     page.fill("#name2", " Ole ")
     shot(page, "56-lobby-hotseat-name")
     page.click("[data-lobby=hotseat]")
@@ -198,6 +207,19 @@ def test_a_wrong_code_says_so_beside_the_join_button(phone, page_errors):
     refused_join_logged(page_errors)
     assert link.input_value("#code") == "QQQQQQ"
     assert "Dieser Code gilt nicht" in link.inner_text("[data-join-error]")
+
+
+def test_a_name_of_the_game_is_refused_with_the_reason(phone, page_errors):
+    reasons = {"en-US": "That name belongs to the game", "de-DE": "Dieser Name gehört zum Spiel"}
+    for locale, reason in reasons.items():
+        page = phone(f"reserved-{locale}", locale=locale)
+        name_and_open(page, "Mafia")
+        with page.expect_console_message(lambda m: "status of 400" in m.text):
+            page.click("[data-new=solo]")
+        page.wait_for_selector("main > .notice")
+        text = page.inner_text("main > .notice")
+        assert text.startswith(reason) and " / " not in text, text  # one language, the player's
+        page_errors[:] = [p for p in page_errors if "status of 400" not in p]
 
 
 SARA = "\u05e9\u05e8\u05d4"  # a name in Hebrew letters

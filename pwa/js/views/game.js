@@ -15,7 +15,7 @@ import { End } from './end.js';
 import { Curtain } from './curtain.js';
 import { Coach } from './coach.js';
 import { Follow, HistoryButton } from './follow.js';
-import { seatName } from '../names.js';
+import { nameRefusal, seatName } from '../names.js';
 
 function WatchDialog({ id, onClose }) {
   const link = `${location.origin}/#watch=${id}`;
@@ -60,6 +60,7 @@ export function Game({ api, id, watch, onHome, onRematch, langSwitch }) {
   // Pass-and-play: the second seat is being taken. Until the new session reads the game, this one's
   // socket would show the first seat's table (the guest has joined) just before the curtain.
   const [joining, setJoining] = useState(false);
+  const [refused, setRefused] = useState(null); // pass-and-play: the second name the server refused, and why
   const wasMyTurn = useRef(null);
 
   useEffect(() => {
@@ -117,7 +118,9 @@ export function Game({ api, id, watch, onHome, onRematch, langSwitch }) {
       setGen(gen + 1);
     } catch (err) {
       setJoining(false);
-      session.fail(err);
+      const why = nameRefusal(err);
+      if (why) setRefused({ name, why }); // the lobby says why, beside the name
+      else session.fail(err);
     }
   };
   const done = () => {
@@ -140,7 +143,7 @@ export function Game({ api, id, watch, onHome, onRematch, langSwitch }) {
     body = html`<p>${t('loading')}</p>`;
   } else if (!watch && s.seats.some((x) => !x.taken)) {
     body = html`<${Lobby} id=${id} s=${s} token=${session.token} joinQr=${() => api.joinQr(id, session.token)}
-      onHotseat=${hotseat} onHome=${onHome} />`;
+      onHotseat=${hotseat} refused=${refused} onHome=${onHome} />`;
   } else if (s.curtain !== null) {
     body = html`<${Curtain} seat=${s.curtain} onReveal=${() => { setSel(null); session.reveal(); }} />`;
   } else {

@@ -52,12 +52,14 @@ async function shareLink(link, code) {
   return (await copyText(link)) ? 'copied' : 'failed';
 }
 
-export function Lobby({ id, s, token, joinQr, onHotseat, onHome }) {
+/** `refused`: {name, why} when the server refused the second player's name (the lobby shows it again). */
+export function Lobby({ id, s, token, joinQr, onHotseat, refused, onHome }) {
   const code = s.joinCode;
   const link = code ? `${location.origin}/#join=${code}` : '';
   const [qr, setQr] = useState(null);
   const [shared, setShared] = useState(null);
-  const [name2, setName2] = useState(''); // pass-and-play: the second player's name
+  const [name2, setName2] = useState((refused && refused.name) || ''); // pass-and-play: the second player
+  const name2Error = refused && refused.name === cleanName(name2) ? refused.why : null;
   const [ownLink] = useState(() => {
     try {
       if (sessionStorage.getItem(OWN_LINK) !== id) return false;
@@ -113,7 +115,9 @@ export function Lobby({ id, s, token, joinQr, onHotseat, onHome }) {
     ${code ? html`<div class="hotseat-box">
       <label for="name2">${t('lobby.hotseat.name')}</label>
       <input id="name2" name="name2" autocomplete="off" maxlength=${MAX_NAME} spellcheck=${false}
-        placeholder=${t('lobby.hotseat.placeholder')} value=${name2} onInput=${(e) => setName2(e.currentTarget.value)} />
+        placeholder=${t('lobby.hotseat.placeholder')} value=${name2} onInput=${(e) => setName2(e.currentTarget.value)}
+        aria-invalid=${name2Error ? 'true' : null} aria-describedby=${name2Error ? 'name2-error' : null} />
+      ${name2Error ? html`<p id="name2-error" class="notice" role="alert" data-name-error>${name2Error}</p>` : null}
       <button type="button" data-lobby="hotseat" onClick=${() => onHotseat(cleanName(name2))}>${t('lobby.hotseat')}</button>
     </div>` : null}
     <div class="row">
