@@ -1,6 +1,7 @@
 """Learning the game in a real browser: home -> How to play (English, German) -> Learn by playing with the
-coach to its end, at phone (390x844) and tablet (1024x768) size; skipping and replaying the coach; hints
-that link into the rules instead of quoting rule ids. axe runs on the rules page and with the coach open.
+coach to its end and the short guided game on to its result (which leaves the solo streak alone), at
+phone (390x844) and tablet (1024x768) size; skipping and replaying the coach; hints that link into the
+rules instead of quoting rule ids. axe runs on the rules page and with the coach open.
 
 Every move is a tap on what the page offers (tests/e2e/pages.step); the coach is closed with its own
 button. Screenshots land in artifacts/screenshots/learn-*.png.
@@ -15,12 +16,15 @@ import pytest
 from engine import cards
 from tests.e2e.conftest import SHOTS
 from tests.e2e.pages import SETTLED, SETTLED_OR_ASKED, axe_check, step
+from tests.e2e.tapgame import http
 
 SIZES = {"phone": {"width": 390, "height": 844}, "tablet": {"width": 1024, "height": 768}}
 SECTIONS = ["goal", "table", "start", "beans", "fields", "harvest", "turn", "leftovers", "protection",
             "plant", "reveal", "use", "draw", "bosses", "third", "end", "solo"]
 # The coach's tips that explain a phase, one of the two protection tips, and the first and last.
-PHASE_TIPS = {"plant", "reveal", "use", "draw"}
+PHASE_TIPS = {"plant", "reveal", "use", "draw", "harvest"}
+# The guided game is short: a prepared table whose draw pile is on its last pass.
+MAX_TUTORIAL_TURNS = 8
 RULE_ID = re.compile(r"\b[RA]\d{1,3}[a-z]?\b")
 
 # Is the area the coach points at outlined, on screen, and not hidden behind the coach's card?
@@ -37,7 +41,9 @@ POINTED = """(area) => {
 }"""
 AREA = {"mafia": "mafia", "fields": "fields", "plant": "hand", "reveal": "display", "use": "display",
         "draw": "hand", "protection": "fields", "protection_none": "mafia", "boss_harvest": "treasury",
-        "end": "deck"}
+        "harvest": "fields", "end": "deck"}
+# The prompt on a turn whose front card fits no field: it says what to do (harvest), not "Plant ...".
+STUCK = {"en": "fits no field", "de": "passt auf kein Feld"}
 
 
 def _view_shot(page, name):
@@ -82,7 +88,7 @@ def _check_rules_page(page, lang, size):
     text = page.inner_text("body")
     assert not RULE_ID.search(text), RULE_ID.search(text)
     # An anchor opens the page at its section (the link a hint or the coach uses).
-    page.click("nav.toc a[href='#/rules/protection']")
+    page.goto("/#/rules/protection")  # (every part but the one linked to is folded to its title)
     _wait_focus(page, "rule-protection-h")
     box = page.locator("#rule-protection-h").bounding_box()
     assert 0 <= box["y"] < SIZES[size]["height"] / 2, box
@@ -108,8 +114,12 @@ def _hint_step(page, check=None):
         return step(page)
     if check:
         check(page)
-    page.locator(".table .hinted").first.click()
-    if page.locator(".table .pick.on").count():  # a two-tap move: now its destination
+    # The hinted move's own button, when it is on screen (its bundle may be picked already); else the
+    # bundle or hand card to pick first, then the destination.
+    if page.locator(".table [data-act].hinted").count():
+        page.click(".table [data-act].hinted")
+    else:
+        page.click(".table [data-pick].hinted")
         page.click(".table [data-act].hinted")
     page.wait_for_function(SETTLED_OR_ASKED, arg=old)
     if page.locator("[data-confirm=yes]").count():  # a harvest that pays nothing asks first
@@ -118,7 +128,22 @@ def _hint_step(page, check=None):
     return "hint"
 
 
-def _coach_to_the_end(page, size, lang):
+def _stuck_prompt(page, lang, stuck):
+    """On a planting turn whose front card fits no field, the prompt says to harvest (noted in `stuck`)."""
+    if page.locator(".table[data-phase=plant][data-busy='0']").count() == 0:
+        return
+    table = page.locator(".table")
+    if table.locator("[data-act^=plant_hand]").count() or not table.locator("[data-act^=harvest]").count():
+        return
+    if page.locator(".table .pick.on, [data-confirm]").count():
+        return
+    banner = page.inner_text(".dock .banner")
+    assert STUCK[lang] in banner, banner
+    stuck.append(banner)
+    _view_shot(page, f"learn-stuck-{lang}")
+
+
+def _coach_to_the_end(page, size, lang, stuck):
     """Close each tip, play between them; return the tips in the order they came."""
     seen = []
     axed = False
@@ -139,6 +164,7 @@ def _coach_to_the_end(page, size, lang):
             if sid == "end":
                 return seen
             continue
+        _stuck_prompt(page, lang, stuck)
         done = _hint_step(page)
         assert done not in ("OVER", None), f"the game ended before the coach did: {seen}"
     raise AssertionError(f"the coach did not finish: {seen}")
@@ -162,24 +188,40 @@ def test_how_to_play_then_learn_by_playing(phone, size):
         page.wait_for_selector("main[data-rules=en] [data-section=solo]")
         lang = "en"
 
+    streak = page.evaluate("() => localStorage.getItem('alc.streak')")
     page.click("[data-learn=start]")
     page.wait_for_selector("[data-coach=welcome]")
     game_url = page.url
-    seen = _coach_to_the_end(page, size, lang)
+    stuck: list[str] = []
+    seen = _coach_to_the_end(page, size, lang, stuck)
     assert seen[:3] == ["welcome", "mafia", "fields"], seen
     assert set(seen) >= PHASE_TIPS, seen
-    assert "protection" in seen, seen  # the tutorial deal pays protection in its third turn
+    assert "protection" in seen, seen  # the prepared deal charges protection money
     assert seen[-1] == "end"
     print(f"{size}: coach tips in order: {seen}")
 
-    # After the coach the player plays on freely, and a reload does not bring the coach back.
+    # After the coach the player plays on freely, and a reload does not bring the coach back; the short
+    # game ends with its result, and the guided game leaves the solo streak as it was.
     assert page.locator(".table [data-act], .table [data-pick]").count() > 0
     page.reload()
     page.wait_for_selector(".table[data-busy='0']")
     assert page.url == game_url
-    for _ in range(4):
-        assert step(page) not in (None,)
+    for _ in range(200):
+        _stuck_prompt(page, lang, stuck)
+        if _hint_step(page) == "OVER":
+            break
         assert page.locator("[data-coach]").count() == 0
+    page.wait_for_selector(".end .winner")
+    assert page.locator(".end .streak").count() == 0
+    assert page.evaluate("() => localStorage.getItem('alc.streak')") == streak
+    assert stuck, "no turn of the guided game had a front card that fits no field"
+    _view_shot(page, f"learn-end-{lang}-{size}")
+    game_id = game_url.rsplit("/", 1)[1]
+    token = page.evaluate("(id) => JSON.parse(localStorage.getItem('alc.games'))[id].tokens['0']", game_id)
+    base = game_url.split("/#")[0]
+    events = http(base, "GET", f"/games/{game_id}/events?since=0", token=token)
+    turns = sum(e["type"] == "turn" for entry in events["log"] for e in entry["events"])
+    assert turns <= MAX_TUTORIAL_TURNS, turns
 
 
 def test_coach_skip_and_replay(phone):

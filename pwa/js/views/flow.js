@@ -96,7 +96,14 @@ export function asksFirst(view, a, legal, hinted) {
   return !waiting.some((b) => b !== f[0] && !others.has(b));
 }
 
-/** Short notes under the prompt: the last pass of the draw pile running out. */
+/** The pass on the draw pile; the last one is marked, as the game ends when that pile runs out. */
+export function PassLine({ view }) {
+  const last = view.pass >= 3 && view.phase !== 'over';
+  return html`<div class=${`pass${last ? ' last' : ''}`} data-pass=${view.pass}>${last
+    ? t('table.pass.last') : t('table.pass', { n: view.pass })}</div>`;
+}
+
+/** Short notes under the prompt: the last pass of the draw pile about to run out. */
 export function DockNotes({ view }) {
   const last = view.pass >= 3 && view.phase !== 'over' && view.deck_size <= LAST_PASS_WARN;
   if (!last) return null;
@@ -105,5 +112,5 @@ export function DockNotes({ view }) {
 }
 
 // A turn takes some five cards from the draw pile (three that stay in the display, the Mafia's
-// captures, two drawn): the warning comes about four turns before the end.
-const LAST_PASS_WARN = 20;
+// captures, two drawn): the line under the prompt comes about two turns before the end.
+const LAST_PASS_WARN = 10;
