@@ -40,7 +40,7 @@ POINTED = """(area) => {
   return Math.max(above, below) >= 24 ? 'ok' : 'covered by the card';
 }"""
 AREA = {"mafia": "mafia", "fields": "fields", "plant": "hand", "reveal": "display", "use": "display",
-        "draw": "hand", "protection": "fields", "protection_none": "mafia", "boss_harvest": "treasury",
+        "draw": "hand", "protection": "fields", "protection_none": "mafia", "boss_harvest": "mafia",
         "harvest": "fields", "end": "deck"}
 # The prompt on a turn whose front card fits no field: it says what to do (harvest), not "Plant ...".
 STUCK = {"en": "fits no field", "de": "passt auf kein Feld"}
@@ -115,7 +115,8 @@ def _hint_step(page, check=None):
     if check:
         check(page)
     # The hinted move's own button, when it is on screen (its bundle may be picked already); else the
-    # bundle or hand card to pick first, then the destination.
+    # bundle or hand card to pick first, then the destination. The outline comes from an effect.
+    page.wait_for_selector(".table .hinted")
     if page.locator(".table [data-act].hinted").count():
         page.click(".table [data-act].hinted")
     else:

@@ -32,7 +32,7 @@ export const STEPS = [
   { id: 'harvest', area: 'fields', section: 'harvest', phase: true, when: (v) => mustHarvest(v) || paysHarvest(v) },
   { id: 'reveal', area: 'display', section: 'reveal', phase: true, when: (v) => v.phase === 'use' },
   { id: 'use', area: 'display', section: 'use', phase: true, when: (v) => v.phase === 'use' },
-  { id: 'boss_harvest', area: 'treasury', section: 'bosses', optional: true, when: (v) => v.treasury > 0 },
+  { id: 'boss_harvest', area: 'mafia', section: 'bosses', optional: true, when: (v) => v.treasury > 0 },
   { id: 'end', area: 'deck', section: 'end', when: () => true },
 ];
 const PHASES = STEPS.filter((s) => s.phase).map((s) => s.id);
