@@ -6,11 +6,17 @@ tablet size; axe on the game screen and the table screen at both sizes."""
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from tests.e2e.conftest import PHONE
 from tests.e2e.pages import axe_check, shot
+from tests.e2e.social import call, play_to_end
 from tests.e2e.tapgame import http, new_duo, open_seat, pin_seed, play, sampled
 
 TABLET = {"width": 1024, "height": 768}
+PORTRAIT = {"width": 768, "height": 1024}
 
 # Every box the player may need now: the front card, the picks, the actions, and their overlap with
 # the viewport (a box hidden behind the dock counts as outside).
@@ -191,3 +197,137 @@ def test_tablet_game_and_phone_table_screen(phone, server, monkeypatch):
     tv.goto(f"/#watch={game_id}")
     tv.wait_for_selector(".table.tv")
     axe_check(tv, "layout-table-screen-390")
+
+
+# The table screen as people around the table see it: the parts' boxes (bosses, piles, display, every
+# field, whose turn, what just happened), whether any two overlap, what lies in the lower third of the
+# screen, and the type of whose turn it is.
+TV_BOXES = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+             w: Math.round(r.width), h: Math.round(r.height) }; };
+  const all = (sel) => [...document.querySelectorAll(sel)].map(box);
+  const parts = { bosses: all('.tv [data-area="boss"]'), piles: all('.tv .middle > .pile'),
+    display: all('.tv [data-area="display"]'), fields: all('.tv .player .field'),
+    players: all('.tv .player'), turn: all('.tv [data-tv="turn"]'), history: all('.tv .history-slot') };
+  // Boxes side by side that must not cover each other (a field lies inside its player's box, fine).
+  const flat = [...parts.bosses, ...parts.piles, ...parts.display, ...parts.fields, ...parts.turn,
+                ...parts.history];
+  const overlaps = [];
+  for (let i = 0; i < flat.length; i += 1) for (let j = i + 1; j < flat.length; j += 1) {
+    const a = flat[i]; const b = flat[j];
+    const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (x > 1 && y > 1) overlaps.push([i, j]);
+  }
+  // The lower third of the screen: how much of it the parts cover (the rest is bare page).
+  const cover = [...parts.players, ...parts.history, ...parts.turn, ...all('.tv .mafia'),
+                 ...parts.piles, ...parts.display];
+  let n = 0; let covered = 0;
+  for (let y = innerHeight * 2 / 3; y < innerHeight; y += 8) for (let x = 4; x < innerWidth; x += 8) {
+    n += 1;
+    if (cover.some((r) => x >= r.left && x <= r.right && y >= r.top && y <= r.bottom)) covered += 1;
+  }
+  const lowerThird = covered / n;
+  const banner = document.querySelector('.tv [data-tv="turn"] .banner');
+  return { parts, overlaps, lowerThird, turn: banner.textContent,
+           turnPx: parseFloat(getComputedStyle(banner).fontSize),
+           phase: (document.querySelector('.tv [data-tv="phase"]') || {}).textContent || null };
+}"""
+
+# The end overlay on the table screen: the winner line's type against every other text of the overlay,
+# and how far down the overlay's content reaches.
+TV_END = """() => {
+  const end = document.querySelector('.end-overlay .end');
+  const winner = end.querySelector('.winner');
+  let other = 0; let lowest = 0;
+  for (const el of end.querySelectorAll('*')) {
+    if (el.closest('.sr-only') || !el.getClientRects().length) continue;
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own) continue;
+    lowest = Math.max(lowest, el.getBoundingClientRect().bottom);
+    if (!winner.contains(el)) other = Math.max(other, parseFloat(getComputedStyle(el).fontSize));
+  }
+  const r = end.getBoundingClientRect();
+  return { winnerPx: parseFloat(getComputedStyle(winner).fontSize), otherPx: other, lowest, top: r.top,
+           bottom: r.bottom, height: innerHeight };
+}"""
+
+
+def advance(server, gid, tokens, moves, seed=5):
+    """Play `moves` moves over the API, mostly planting and giving rather than ending phases (full
+    fields and a full display: the table screen at its fullest)."""
+    rng = random.Random(seed)
+    for _ in range(moves):
+        _, public = call(server, "GET", f"/games/{gid}")
+        seat = public["view"]["active"]
+        _, mine = call(server, "GET", f"/games/{gid}", tokens[seat])
+        legal = mine["view"]["legal_actions"]
+        keep = [a for a in legal if a["type"] not in ("end_phase", "harvest", "discard_display")]
+        action = rng.choice(keep) if keep and rng.random() < 0.85 else rng.choice(legal)
+        status, _ = call(server, "POST", f"/games/{gid}/actions", tokens[seat],
+                         {"action": action, "version": mine["version"]})
+        assert status == 200
+
+
+def assert_a_table(page, server, gid, names, where):
+    got = page.evaluate(TV_BOXES)
+    parts = got["parts"]
+    # The Mafia's bosses (three in solo, two in duo), and every player.
+    assert len(parts["bosses"]) == 4 - len(names) and len(parts["players"]) == len(names), (where, parts)
+    # Large enough to read from a metre away: bosses and fields well above a phone's size.
+    small = [b for b in parts["bosses"] + parts["fields"] if b["w"] < 150 or b["h"] < 95]
+    assert not small, (where, small)
+    assert parts["display"][0]["w"] >= 300, (where, parts["display"])
+    assert not got["overlaps"], (where, got["overlaps"])
+    assert got["lowerThird"] >= 0.85, (where, got["lowerThird"])  # no empty lower third
+    # Whose turn, by name, in type larger than the table's, with the phase.
+    _, public = call(server, "GET", f"/games/{gid}")
+    view = public["view"]
+    assert names[view["active"]] in got["turn"], (where, got["turn"])
+    assert got["turnPx"] >= 24 and got["phase"], (where, got)
+    assert_tv_readable(page)
+
+
+@pytest.mark.parametrize("size", ["landscape", "portrait"])
+def test_the_table_screen_is_a_table(phone, server, size):
+    """The table screen on a tablet in either orientation, mid-game (duo and solo) and at the end."""
+    viewport = TABLET if size == "landscape" else PORTRAIT
+    names = ["Anna", "Maximilian"]
+    _, a = call(server, "POST", "/games", body={"mode": "duo", "dealer": 0, "name": names[0]})
+    _, b = call(server, "POST", "/games/join", body={"code": a["join_code"], "name": names[1]})
+    gid, tokens = a["game_id"], {0: a["token"], 1: b["token"]}
+    tv = phone(f"tv-{size}", viewport=viewport)
+    tv.goto(f"/#watch={gid}")
+    tv.wait_for_selector('.table.tv[data-busy="0"]')
+    assert_a_table(tv, server, gid, names, "start")
+    advance(server, gid, tokens, 70)
+    tv.wait_for_function("(v) => { const t = document.querySelector('.table.tv');"
+                         " return t && t.dataset.busy === '0' && Number(t.dataset.version) >= v; }", arg=72)
+    assert_a_table(tv, server, gid, names, "mid-game")
+    axe_check(tv, f"layout-table-screen-{size}-mid")
+    de = phone(f"tv-{size}-de", viewport=viewport, locale="de-DE")
+    de.goto(f"/#watch={gid}")
+    de.wait_for_selector('.table.tv[data-busy="0"]')
+    assert_a_table(de, server, gid, names, "mid-game, German")
+    shot(de, f"layout-table-screen-{size}-mid-de")
+
+    # Solo: one player's fields take the players' room.
+    _, solo = call(server, "POST", "/games", body={"mode": "solo", "name": "Zo\u00eb"})
+    one = phone(f"tv-{size}-solo", viewport=viewport)
+    advance(server, solo["game_id"], {0: solo["token"]}, 40)
+    one.goto(f"/#watch={solo['game_id']}")
+    one.wait_for_selector('.table.tv[data-busy="0"]')
+    assert_a_table(one, server, solo["game_id"], ["Zo\u00eb"], "solo")
+    shot(one, f"layout-table-screen-{size}-solo")
+
+    # The end: the winner line in the largest type, the result spread over the whole screen.
+    play_to_end(server, gid, tokens, seed=3)
+    for page, lang in ((tv, "en"), (de, "de")):
+        page.wait_for_selector(".end-overlay .end .winner", timeout=20000)
+        end = page.evaluate(TV_END)
+        assert end["winnerPx"] > end["otherPx"] and end["winnerPx"] >= 40, end
+        assert end["top"] <= end["height"] * 0.1 and end["bottom"] >= end["height"] * 0.9, end
+        assert end["lowest"] >= end["height"] * 2 / 3, end  # no empty lower third
+        shot(page, f"layout-table-screen-{size}-end-{lang}")
+    axe_check(tv, f"layout-table-screen-{size}-end")

@@ -2,8 +2,10 @@
 // Mafia, the piles and the display; the other player folded into one line that opens on tap; your
 // fields with what a harvest pays now and their beanometer; and, docked at the bottom, the one sentence
 // of what to do, its button, and your hand in order. Targets light up where they are.
-// On the table screen (#watch) the same parts are laid out for a tablet in landscape, in large type,
-// with the history beside them.
+// On the table screen (#watch) the same parts are laid out for a tablet that lies in the middle of the
+// table, landscape or portrait, read from a metre away: whose turn and what phase at the top, the Mafia,
+// the piles and the display, every player's fields filling the rest, and what just happened beside
+// (landscape) or under (portrait) them.
 // Every tappable thing comes from targets(view.legal_actions, selection); nothing else reacts.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -19,6 +21,7 @@ import { HintText } from './hinttext.js';
 import { InfoPop, meterText } from './info.js';
 import { HistoryList, AwayPanel, useAway } from './follow.js';
 import { seatName } from '../names.js';
+import { phaseName } from '../history.js';
 
 const BOSS_ORDER = ['al', 'don', 'joe'];
 const AUTO_MS = 700; // how long "no choice: ..." stays on screen before the client makes that move
@@ -315,15 +318,17 @@ export function Table({ id, s, sel, setSel, hidden, toggleHidden, onAct, watch, 
     </section>` : null}
   </div>`;
 
-  return html`<div class=${`table${watch ? ' tv' : ''}`} data-version=${s.shownVersion ?? s.version} data-busy=${locked ? '1' : '0'}
+  // The table screen lays its parts out by how many players there are (tv-1: solo, tv-2: duo).
+  return html`<div class=${`table${watch ? ` tv tv-${view.players.length}` : ''}`} data-version=${s.shownVersion ?? s.version} data-busy=${locked ? '1' : '0'}
     data-phase=${view.phase} onClick=${explain}>
     ${info ? html`<${InfoPop} info=${info.key} low=${info.low} view=${view} seat=${seat} onClose=${() => setInfo(null)} />` : null}
     ${board}
-    ${watch ? html`<div data-area="hint" class="say"><p class="banner" role="status">${banner}</p>
+    ${watch ? html`<div data-area="hint" class="say" data-tv="turn"><p class="banner" role="status">${banner}</p>
+      ${!s.busy && view.phase !== 'over' ? html`<p class="tv-phase" data-tv="phase">${phaseName(view.phase)}</p>` : null}
       ${s.busy ? html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />` : null}</div>` : null}
     <div data-area="history-slot" class="history-slot" role=${watch ? 'region' : null}
-      aria-label=${watch ? t('lay.history') : null} tabindex=${watch ? '0' : null}>
-      ${watch ? html`<h2 class="sub">${t('lay.history')}</h2><${HistoryList} log=${s.log || []} limit=${3} />` : null}
+      aria-label=${watch ? t('table.steps') : null} tabindex=${watch ? '0' : null}>
+      ${watch ? html`<h2 class="sub">${t('table.steps')}</h2><${HistoryList} log=${s.log || []} limit=${3} />` : null}
       ${missed ? html`<${AwayPanel} away=${missed} />` : null}
       ${s.busy || watch || missed ? null : html`<${Steps} s=${s} seat=${seat} hotseat=${hotseat} hidden=${hidden} onSkip=${onSkip} />`}
     </div>
