@@ -331,3 +331,28 @@ def test_the_table_screen_is_a_table(phone, server, size):
         assert end["lowest"] >= end["height"] * 2 / 3, end  # no empty lower third
         shot(page, f"layout-table-screen-{size}-end-{lang}")
     axe_check(tv, f"layout-table-screen-{size}-end")
+
+
+def test_the_rules_page_is_short_to_scroll(phone):
+    """How to play at 390x844: every part folded to its title (about two screens in all), one opened by a
+    tap or a link, all at once by one button; its drawings show the beans' pictures, never engine codes."""
+    for locale in ("en-US", "de-DE"):
+        page = phone(f"rules-{locale}", locale=locale)
+        page.goto("/#/rules")
+        page.wait_for_selector("main[data-rules] [data-section=solo]")
+        height = page.evaluate("() => document.documentElement.scrollHeight")
+        assert height <= 2.5 * PHONE["height"], height
+        assert page.locator(".rsec-body:not([hidden])").count() == 0
+        page.click("[data-rules-open=harvest]")
+        page.wait_for_selector("#rule-harvest-body:not([hidden]) svg.sketch")
+        assert page.get_attribute("[data-rules-open=harvest]", "aria-expanded") == "true"
+        page.goto("/#/rules/bosses")  # a hint's or the coach's link opens its part
+        page.wait_for_selector("#rule-bosses-body:not([hidden])")
+        page.click("[data-rules=all]")
+        page.wait_for_function("() => !document.querySelector('.rsec-body[hidden]')")
+        codes = page.evaluate("""() => [...document.querySelectorAll('svg.sketch text')]
+          .map((t) => t.textContent.trim()).filter((s) => /^(BL|KI|FI|PU|BR|FR|RU)$/.test(s))""")
+        assert not codes, codes
+        assert page.locator("svg.sketch svg[viewBox='0 0 40 40']").count() > 50  # the beans' pictures
+        page.click("[data-rules=all]")
+        page.wait_for_function("() => document.querySelectorAll('.rsec-body:not([hidden])').length === 0")

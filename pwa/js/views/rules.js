@@ -130,7 +130,11 @@ export function Rules({ section, langSwitch, onTutorial }) {
       <${LearnBox} R=${R} onTutorial=${onTutorial} />
       <p class="fold-row"><span class="hint">${R.fold_hint}</span>
         <button type="button" class="link" data-rules="all" aria-pressed=${all ? 'true' : 'false'}
-          onClick=${() => { setAll(!all); setToggled({}); }}>${all ? R.close_all : R.open_all}</button></p>
+          onClick=${() => {
+            // Closing closes every part, the one linked to as well.
+            setToggled(all ? Object.fromEntries(R.sections.map((x) => [x.id, false])) : {});
+            setAll(!all);
+          }}>${all ? R.close_all : R.open_all}</button></p>
       ${R.sections.map((s) => {
         const open = isOpen(s.id);
         return html`<section class=${`rsec${open ? ' open' : ''}`} id=${`rule-${s.id}`} data-section=${s.id}
