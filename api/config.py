@@ -59,6 +59,11 @@ class Config:
     # human move's CPU; a person makes far fewer than 90 moves a minute.
     BOT_LIMIT = 90
     BOT_WINDOW = 60
+    # The computer's work asked for by one client in all its games together: action requests in games
+    # against the computer and hints (the same search), one each. More games must not get one address
+    # more of it: a household of a few phones playing against the computer stays far below.
+    BOT_CLIENT_LIMIT = 120
+    BOT_CLIENT_WINDOW = 60
     # Reads of games per client (GET /games/{id}, its events, record, hint, QR code): a phone reads
     # on (re)connect, a table screen polls none; a replay of a whole game per request must not be free.
     READ_LIMIT = 300
@@ -160,6 +165,8 @@ ENV_KEYS = {
     "ALCABOHNE_CREATE_TOTAL_WINDOW": ("CREATE_TOTAL_WINDOW", int),
     "ALCABOHNE_BOT_LIMIT": ("BOT_LIMIT", int),
     "ALCABOHNE_BOT_WINDOW": ("BOT_WINDOW", int),
+    "ALCABOHNE_BOT_CLIENT_LIMIT": ("BOT_CLIENT_LIMIT", int),
+    "ALCABOHNE_BOT_CLIENT_WINDOW": ("BOT_CLIENT_WINDOW", int),
     "ALCABOHNE_READ_LIMIT": ("READ_LIMIT", int),
     "ALCABOHNE_READ_WINDOW": ("READ_WINDOW", int),
     "ALCABOHNE_JOIN_GAME_LIMIT": ("JOIN_GAME_LIMIT", int),

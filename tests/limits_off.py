@@ -18,6 +18,7 @@ ENV = {
     "ALCABOHNE_JOIN_GAME_LIMIT": "1000000",
     "ALCABOHNE_CREATE_TOTAL_LIMIT": "1000000",
     "ALCABOHNE_BOT_LIMIT": "1000000",
+    "ALCABOHNE_BOT_CLIENT_LIMIT": "1000000",
     "ALCABOHNE_READ_LIMIT": "1000000",
     # Websocket admission (api.live.admission): many sockets of one game from one address.
     "ALCABOHNE_WS_MAX_PER_CLIENT": "0",

@@ -63,18 +63,21 @@ def catch_up(svc: GameService, game_id: str, game: Loaded) -> Loaded:
     return play(svc, game_id, game)
 
 
-def hint(svc: GameService, game_id: str, token: str | None) -> dict:
+def hint(svc: GameService, game_id: str, token: str | None, client: str | None = None) -> dict:
     """Return {game_id, version, seat, action, reason_code, reason}: the suggested move for the
     caller's seat (engine.bots.hint: the mc search, from the caller's own view only) and why.
 
     Raises unknown_game, bad_token (no or wrong token), not_your_turn (not the caller's turn, or
-    the game is over). Commits nothing."""
+    the game is over), rate_limited (the search is the computer's work: `client`'s budget, as its
+    moves in games against the computer). Commits nothing."""
     game = svc._load(game_id)
     seat = svc._seat(game, token, required=True)
     view = engine.view(game.state(), seat)
     if not view["legal_actions"]:
         raise ApiError("not_your_turn", "The game is over." if view["phase"] == "over"
                        else f"It is seat {view['active']}'s turn: hints are for your own turn.")
+    if client is not None:
+        svc.limiter.charge("bot_client", client)
     seed, salt = game.doc["secret"]
     action, code, reason = hint_bot.hint(view, records.derived_seed(seed, salt, "hint", game.version, seat))
     return {"game_id": game_id, "version": game.version, "seat": seat, "action": action,

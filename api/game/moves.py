@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 
 
 def act(svc: GameService, game_id: str, token: str | None, action, expected: int,
-        idem_key: str | None) -> Outcome:
+        idem_key: str | None, client: str | None = None) -> Outcome:
     """GameService.act without the observer: apply `action` at version `expected`, or find the answer
-    of `idem_key` given before."""
+    of `idem_key` given before. `client` (a rate-limit bucket) pays for the bot's work it may cause."""
     body = {"action": action, "version": expected}
     if idem_key is not None:
         # HTTP's schema and the websocket's check the length first; this holds for any caller.
@@ -41,7 +41,10 @@ def act(svc: GameService, game_id: str, token: str | None, action, expected: int
     seat = svc._seat(game, token, required=True)
     svc.limiter.charge("move", f"{game_id}:{seat}")  # every action request of a seat counts
     if game.doc.get("bot"):
-        svc.limiter.charge("bot", game_id)  # and the bot's work it may cause (api.ops.limits)
+        # And the bot's work it may cause (api.ops.limits): the client's, in all its games, then the game's.
+        if client is not None:
+            svc.limiter.charge("bot_client", client)
+        svc.limiter.charge("bot", game_id)
     fingerprint = _fingerprint(seat, body)
     # From here on, a key this game has recorded decides first (docs/protocol.md §9): the same request
     # replays its answer, another one is idempotency_mismatch, whatever else would fail now. It is

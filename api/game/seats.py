@@ -153,12 +153,16 @@ def join_link(svc: GameService, game_id: str, token: str | None, code: str | Non
     attempt: otherwise this would be a way to guess codes around the join limit).
     """
     if code is not None:
-        svc.limiter.guess(client, game_id)
+        # A seat of this game is no guesser: it is counted per client only, so that others' failed
+        # checks against the game cannot refuse its own codes (its transfer code's QR code).
+        seated = token is not None and auth.seat_of(token, svc._load(game_id).seats) is not None
+        against = None if seated else game_id
+        svc.limiter.guess(client, against)
         norm = auth.normalize_code(code)
         target = svc.store.get_code(norm) if norm else None
         if target is None or target.split("#", 1)[0] != game_id:
             raise ApiError("unknown_code", "That code is not a live code of this game.")
-        svc.limiter.guessed_right(client, game_id)
+        svc.limiter.guessed_right(client, against)
         return join_url(base_url, norm)
     game = svc._load(game_id)
     svc._seat(game, token, required=True)

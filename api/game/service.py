@@ -78,13 +78,14 @@ class GameService:
         return rematch.rematch(self, game_id, token, base_url, client=client)
 
     def act(self, game_id: str, token: str | None, action, version: int,
-            idempotency_key: str | None = None) -> Outcome:
+            idempotency_key: str | None = None, client: str | None = None) -> Outcome:
         """Apply `action` for the seat that `token` holds, at `version` (the version the caller saw).
 
         Returns the Outcome: the version made, and whether this Idempotency-Key had been answered
         already (then nothing is applied again; `answer` renders the first answer again). Raises
         unknown_game, bad_token, stale_version (with the current version and view), not_your_turn,
-        invalid_action, illegal_action, idempotency_mismatch, StoreUnavailable.
+        invalid_action, illegal_action, idempotency_mismatch, rate_limited, StoreUnavailable. `client`
+        (the caller's rate-limit bucket, when it has one) pays for the bot's work the move may cause.
 
         Each commit this makes reaches the fan-out (`_commit`). In a game against a bot, the bot's
         answering moves are committed (each its own version) after the caller's move and before this
@@ -93,7 +94,7 @@ class GameService:
         started = time.perf_counter()
         outcome = "error"
         try:
-            done = moves.act(self, game_id, token, action, version, idempotency_key)
+            done = moves.act(self, game_id, token, action, version, idempotency_key, client)
             outcome = "replayed" if done.replayed else "ok"
             return done
         except ApiError as err:
@@ -117,9 +118,9 @@ class GameService:
         player comes back. Raises unknown_game, StoreUnavailable."""
         bots.catch_up(self, game_id, self._load(game_id))
 
-    def hint(self, game_id: str, token: str | None) -> dict:
+    def hint(self, game_id: str, token: str | None, client: str | None = None) -> dict:
         """Return the suggested move for the caller's seat and why (api.game.bots.hint)."""
-        return bots.hint(self, game_id, token)
+        return bots.hint(self, game_id, token, client)
 
     def record(self, game_id: str) -> dict:
         """Return the finished game's record (api.game.history.record)."""

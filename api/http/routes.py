@@ -174,7 +174,8 @@ def get_game(game_id):
 def post_action(headers, args, game_id):
     """Make a move."""
     service = _service()
-    outcome = service.act(game_id, _token(), args["action"], args["version"], headers.get("idempotency_key"))
+    outcome = service.act(game_id, _token(), args["action"], args["version"], headers.get("idempotency_key"),
+                          client=_client())
     # Sent as rendered by the service (ActionResultSchema describes it): a retry gets the same bytes,
     # rendered again from the log.
     resp = current_app.response_class(service.answer(outcome, _base_url()), mimetype="application/json")
@@ -197,10 +198,10 @@ def get_events(args, game_id):
 @blp.response(200, HintSchema, description="A suggested action for the caller's seat (the mc bot's "
               "search, from the caller's own view) with a one-line reason.")
 @blp.doc(security=TOKEN)
-@problems("unknown_game", "bad_token", "not_your_turn")
+@problems("unknown_game", "bad_token", "not_your_turn", "rate_limited")
 def get_hint(game_id):
     """Ask for a hint on my turn."""
-    return _json(_service().hint(game_id, _token()))
+    return _json(_service().hint(game_id, _token(), client=_client()))
 
 
 @blp.route("/games/<game_id:game_id>/record", methods=["GET"])

@@ -404,7 +404,8 @@ class Session:
             # Each commit advances this process's sockets of the game at once (the opponent's first, this
             # one's held behind the ack), through the hub (the service's fan-out); other processes
             # follow the store's announcement.
-            outcome = self.service.act(self.game_id, self.token, msg["action"], version, msg_id)
+            outcome = self.service.act(self.game_id, self.token, msg["action"], version, msg_id,
+                                       client=self.client)
             if outcome.replayed:
                 answer = json.loads(self.service.answer(outcome, self.base_url))
         except ApiError as err:

@@ -10,15 +10,18 @@ docs/protocol.md §11):
 - `create`: games created per client address, and `create_total` on the whole server (a store fills
   with games nobody plays, from however many addresses);
 - `move`: action requests per seat of a game (HTTP and websocket alike); `bot`: action requests in one
-  game against the computer, whose every move costs several times a human's in CPU;
+  game against the computer, whose every move costs several times a human's in CPU; `bot_client`: the
+  computer's work per client address in all its games together (those action requests, and hints:
+  the same search), so that opening more games gets one address no more of it;
 - `hello`: websocket hellos per client address;
 - `transfer`: seat-transfer codes issued per client address (each is stored, and each claim adds a
   version to its game);
 - `read`: GET requests for games (state, events, records, hints, QR codes) per client address;
 - `guess`: failed join/transfer codes per client address; `guess_game`: failed codes checked against
-  one game (the QR endpoint names it). Code guessing on the whole server (`guess_total`) never refuses a
-  client whose recent codes were all right: past JOIN_TOTAL_LIMIT failed codes in a window, only
-  addresses that failed a code within it wait (`Limiter.guess`). So no group of addresses can keep a
+  one game by a caller without a seat in it (the QR endpoint names the game; a join names none, only
+  its code, so it cannot be counted per game). Code guessing on the whole server (`guess_total`) never
+  refuses a client whose recent codes were all right: past JOIN_TOTAL_LIMIT failed codes in a window,
+  only addresses that failed a code within it wait (`Limiter.guess`). So no group of addresses can keep a
   player with the right code out, while each guessing address is down to about one guess per window.
 
 Where the counts live: on Redis (also behind Sentinel, or a Cluster) the `limits` library's moving window
@@ -61,18 +64,19 @@ class Limit:
     window: int
 
 
-KINDS = ("create", "create_total", "move", "bot", "hello", "transfer", "read", "guess", "guess_game",
-         "guess_total")
+KINDS = ("create", "create_total", "move", "bot", "bot_client", "hello", "transfer", "read", "guess",
+         "guess_game", "guess_total")
 # Frequent kinds with large counts: on Redis a sliding-window counter (two integers per key, the previous
 # window weighted by how much of it the moving window still covers) instead of a list of up to `count`
 # times per key (600 moves a minute would keep ~12 KB per playing seat).
-COUNTED = frozenset({"move", "bot", "read"})
+COUNTED = frozenset({"move", "bot", "bot_client", "read"})
 # Settings (api.config) of each kind: (count key, window key).
 SETTINGS = {
     "create": ("CREATE_LIMIT", "CREATE_WINDOW"),
     "create_total": ("CREATE_TOTAL_LIMIT", "CREATE_TOTAL_WINDOW"),
     "move": ("MOVE_LIMIT", "MOVE_WINDOW"),
     "bot": ("BOT_LIMIT", "BOT_WINDOW"),
+    "bot_client": ("BOT_CLIENT_LIMIT", "BOT_CLIENT_WINDOW"),
     "hello": ("HELLO_LIMIT", "HELLO_WINDOW"),
     "transfer": ("TRANSFER_LIMIT", "TRANSFER_WINDOW"),
     "read": ("READ_LIMIT", "READ_WINDOW"),
@@ -86,6 +90,7 @@ WHAT = {
     "create_total": "games created on this server",
     "move": "actions of this seat",
     "bot": "actions in this game against the computer",
+    "bot_client": "moves and hints of the computer asked for from this address",
     "hello": "websocket connections from this address",
     "transfer": "seat transfers from this address",
     "read": "game reads from this address",

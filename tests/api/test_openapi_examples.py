@@ -339,6 +339,9 @@ def _limited(ex: Recorder) -> None:
     assert client.post(f"{API}/games/{gid}/transfer", headers=auth).status_code == 201
     ex("rate_limited", "One seat transfer too many: rate_limited", f"POST {GAME}/transfer",
        path={"game_id": gid}, token=duo["token"], status=429)
+    assert client.get(f"{API}/games/{gid}/hint", headers=auth).status_code == 200
+    ex("rate_limited", "A hint is the computer's work, budgeted per client: rate_limited", f"GET {GAME}/hint",
+       path={"game_id": gid}, token=duo["token"], status=429)
 
 
 def _rematch_limited(ex: Recorder) -> None:
@@ -392,7 +395,8 @@ def record() -> dict:
     with seeded_secrets(SEED, tokens):
         store = MemoryStore()
         _script(Recorder(exchanges, make_app(store).test_client()), store)
-        limits = {"CREATE_LIMIT": 1, "JOIN_LIMIT": 1, "MOVE_LIMIT": 1, "TRANSFER_LIMIT": 1}
+        limits = {"CREATE_LIMIT": 1, "JOIN_LIMIT": 1, "MOVE_LIMIT": 1, "TRANSFER_LIMIT": 1,
+                  "BOT_CLIENT_LIMIT": 1}
         limits.update({name.replace("LIMIT", "WINDOW"): LIMIT_WINDOW for name in limits})
         _limited(Recorder(exchanges, make_app(MemoryStore(), **limits).test_client()))
         once = {"CREATE_LIMIT": 1, "CREATE_WINDOW": LIMIT_WINDOW}

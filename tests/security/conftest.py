@@ -2,7 +2,9 @@
 
 `serve(**env)` starts `gunicorn -k gthread` (2 workers) on that Redis with the given ALCABOHNE_* settings;
 every server is stopped at teardown. Behind PROXY_COUNT=1 (which every server here sets) the app takes the
-client address from X-Forwarded-For, so one test can speak from many addresses (`as_from`).
+client address from X-Forwarded-For when the connection comes from this host's 127.0.0.1, so one test can
+speak from many addresses (`as_from`); or it connects from other loopback addresses, which are no proxy,
+and the server sees each as its own client (`session_from`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import redis
+import requests
+from requests.adapters import HTTPAdapter
 
 from tests.live.servers import Gunicorn
 from tests.redis_server import RedisServer, require_redis_server
@@ -52,3 +56,23 @@ def serve(redis_server: RedisServer) -> Iterator[Callable[..., Gunicorn]]:
 def as_from(address: str) -> dict[str, str]:
     """Headers that make the app (PROXY_COUNT=1) see the request as coming from `address`."""
     return {"X-Forwarded-For": address}
+
+
+class _FromAddress(HTTPAdapter):
+    """Every connection bound to one local address before it connects."""
+
+    def __init__(self, source: str):
+        self.source = source
+        super().__init__()
+
+    def init_poolmanager(self, *args, **kwargs) -> None:
+        kwargs["source_address"] = (self.source, 0)
+        super().init_poolmanager(*args, **kwargs)
+
+
+def session_from(source: str) -> requests.Session:
+    """A requests session whose connections come from `source` (an address in 127.0.0.0/8 other than
+    127.0.0.1): the server sees that peer address, and no header can change it."""
+    session = requests.Session()
+    session.mount("http://", _FromAddress(source))
+    return session
