@@ -51,3 +51,21 @@ def test_right_codes_earn_their_attempt_back() -> None:
         raise AssertionError("a third failed code was admitted")
     clock.now += 61
     limiter.guess("a")
+
+
+def test_a_check_the_game_refuses_costs_the_client_nothing() -> None:
+    """A code checked against a game whose budget others used up is never looked at: it is no failure of
+    the client's, which may then still join with a right code while the server is pressed."""
+    clock = Clock()
+    limits = {"guess": Limit(2, 60), "guess_game": Limit(1, 60), "guess_total": Limit(1, 60)}
+    limiter = Limiter(MemoryStore(), limits, windows=LocalWindows(clock), clock=clock)
+    limiter.guess("guesser", "g1")  # the game's one failure, and the server's
+    for _ in range(3):
+        try:
+            limiter.guess("player", "g1")
+        except ApiError as err:
+            assert err.code == "rate_limited"
+        else:
+            raise AssertionError("a check past the game's budget was admitted")
+    limiter.guess("player")  # a join: the player failed nothing, so the pressed server lets it in
+    limiter.guessed_right("player")
