@@ -14,7 +14,7 @@ const SHELL = [
   '/js/app.js', '/js/client.js', '/js/cues.js', '/js/html.js', '/js/i18n.js', '/js/narrate.js',
   '/js/session.js', '/js/sync.js', '/js/present.js', '/js/store.js', '/js/targets.js',
   '/js/replay.js', '/js/history.js', '/js/fly.js', '/js/views/follow.js',
-  '/js/views/banner.js', '/js/views/bits.js', '/js/views/curtain.js', '/js/views/end.js',
+  '/js/views/banner.js', '/js/views/flow.js', '/js/views/bits.js', '/js/views/curtain.js', '/js/views/end.js',
   '/js/views/game.js', '/js/views/home.js', '/js/views/lobby.js', '/js/views/steps.js',
   '/js/views/table.js', '/js/views/art.js', '/js/views/info.js', '/js/names.js',
   '/i18n/de.json', '/i18n/en.json',

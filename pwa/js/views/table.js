@@ -19,7 +19,8 @@ import { Steps } from './steps.js';
 import { bannerText } from './banner.js';
 import { HintText } from './hinttext.js';
 import { InfoPop, meterText } from './info.js';
-import { HistoryList, AwayPanel, useAway } from './follow.js';
+import { HistoryList, AwayPanel, useAway, WaitOffer } from './follow.js';
+import { flowMove, flowText, preselect, asksFirst, DockNotes, PassLine } from './flow.js';
 import { seatName } from '../names.js';
 import { phaseName } from '../history.js';
 
@@ -45,17 +46,6 @@ function label(a, view, seat, hidden = false) {
     case 'buy_field': return t('act.buy_field');
     default: return a.type;
   }
-}
-
-/**
- * The one move the client makes by itself: when the server offers exactly one action, the player
- * has no choice, and tapping it would only be a confirmation (ending a phase with nothing else to
- * do, the one card protection money forces, planting the front card where only one field takes it,
- * the one card that must fill an empty boss, the one harvest that makes room). Buying a field is
- * never forced, so it is never made alone. Where there are two or more actions, the player decides.
- */
-export function soleMove(legal) {
-  return legal.length === 1 && legal[0].type !== 'buy_field' ? legal[0] : null;
 }
 
 /** The beanometer: how many cards pay 1, 2, 3, 4 coins; the steps reached are filled. */
@@ -114,7 +104,7 @@ function Strip({ view, tg, ctx }) {
     </section>
     <section class="middle" aria-label=${t('table.display')}>
       <div class="pile" data-area="deck" data-info="deck"><div class="pile-name">${t('table.deck')}</div>
-        <div class="pile-n">${cards(view.deck_size)}</div><div class="pass">${t('table.pass', { n: view.pass })}</div></div>
+        <div class="pile-n">${cards(view.deck_size)}</div><${PassLine} view=${view} /></div>
       <div class=${`pile${tg.discard.length ? ' target' : ''}`} data-area="discard" data-info="discard">
         <div class="pile-name">${t('table.discard')}</div>
         ${view.discard_top ? html`<${Bean} code=${view.discard_top} small />` : html`<span class="empty">${t('table.discard.empty')}</span>`}
@@ -199,30 +189,29 @@ export function Table({ id, s, sel, setSel, hidden, toggleHidden, onAct, watch, 
   const seat = s.seat;
   const locked0 = Boolean(s.pending || s.busy);
   const offered = locked0 || watch ? [] : view.legal_actions || [];
-  const sole = seat !== null ? soleMove(offered) : null;
+  // The move without a choice, which the client makes by itself (flow.js).
+  const sole = seat !== null ? flowMove(view, offered) : null;
   const locked = locked0 || Boolean(sole);
   const legal = sole ? [] : offered;
-  // When exactly one bundle or hand card can be picked, it is picked already: choosing it would be a
-  // tap without a choice. (Picking is not a move: its targets light up, nothing happens until one is
-  // tapped.) A hidden hand is never picked for the player.
+  // A hint belongs to the version it was asked at; any newer version makes it stale.
+  const [hint, setHint] = useState(null);
+  const liveHint = hint && hint.version === s.version && legal.length > 0 && !hidden ? hint : null;
+  // A bundle of the display (the hinted one, else one for a field of yours; or the one hand card that
+  // can be picked) is picked already, so that one tap on a lit target moves it (flow.js). Picking is
+  // not a move: nothing happens until a target is tapped, and another bundle or card is one tap away.
   const free = targets(legal, null);
-  const only = sel || free.bundles.size + free.hand.size !== 1 ? null
-    : free.bundles.size ? { kind: 'bundle', bean: [...free.bundles][0] }
-      : hidden ? null : { kind: 'hand', index: [...free.hand][0] };
+  const only = sel ? null : preselect(free, view, legal, hidden, liveHint && !liveHint.failed ? liveHint.action : null);
   const chosen = sel || only;
   const tg = targets(legal, chosen);
   const [confirm, setConfirm] = useState(null); // a harvest that pays nothing, waiting for a yes
   const [openOther, setOpenOther] = useState(false);
   const [info, setInfo] = useState(null);
   const me = seat !== null ? view.players[seat] : null;
-  // A harvest that pays nothing throws the field away: ask once more, unless harvesting is all there
-  // is to do (room must be made: which field was the choice, and it was just made) or the hint on
-  // screen proposed it (its reason says what the harvest makes room for). Everything else acts at once.
-  const mustHarvest = legal.every((x) => x.type === 'harvest' || x.type === 'buy_field');
+  // A harvest that pays nothing throws the field away: ask once more, unless it has a purpose in sight
+  // or the hint on screen proposed it (flow.js asksFirst). Everything else acts at once.
   const act = (a) => {
     const hinted = liveHint && !liveHint.failed && actKey(liveHint.action) === actKey(a);
-    if (a.type === 'harvest' && !mustHarvest && !hinted && me && me.harvest_values
-      && me.harvest_values[a.field] === 0) {
+    if (asksFirst(view, a, legal, hinted)) {
       setConfirm(a);
       return;
     }
@@ -236,8 +225,9 @@ export function Table({ id, s, sel, setSel, hidden, toggleHidden, onAct, watch, 
   const ctx = { view, seat, sel: chosen, setSel, onAct: act, locked, hidden, online: s.online, seats: s.seats, watch, needy };
   const selName = !chosen ? '' : chosen.kind === 'bundle' ? bean(chosen.bean) : me && me.hand ? bean(me.hand[chosen.index]) : '';
   // With a card or bundle selected, the one sentence says where it may go.
-  const banner = sole ? t('lay.auto', { what: label(sole, view, seat, hidden) })
-    : chosen ? t('lay.selected', { what: selName }) : bannerText(view, { seat, busy: s.busy, watch });
+  const banner = sole ? flowText(sole, view) || t('lay.auto', { what: label(sole, view, seat, hidden) })
+    : sel ? t('lay.selected', { what: selName }) : only ? t('lay.picked', { what: selName })
+      : bannerText(view, { seat, busy: s.busy, watch, conn: s.conn });
   const myTurn = legal.length > 0;
   const others = view.players.map((p, i) => [p, i]).filter(([, i]) => i !== seat);
   const buy = tg.buttons.find((a) => a.type === 'buy_field');
@@ -251,9 +241,6 @@ export function Table({ id, s, sel, setSel, hidden, toggleHidden, onAct, watch, 
     return () => clearTimeout(id);
   }, [s.version, sole ? actKey(sole) : null]);
   useEffect(() => { setConfirm(null); }, [s.version]);
-  // A hint belongs to the version it was asked at; any newer version makes it stale.
-  const [hint, setHint] = useState(null);
-  const liveHint = hint && hint.version === s.version && myTurn && !hidden ? hint : null;
   const askHint = () => onHint().then(setHint, () => setHint({ version: s.version, failed: true }));
   // Mark the hinted targets after rendering, so no target component needs to know about hints.
   useEffect(() => {
@@ -303,6 +290,8 @@ export function Table({ id, s, sel, setSel, hidden, toggleHidden, onAct, watch, 
         ${mainButtons.length ? html`<div class="actionbar">${mainButtons.map((a) => html`<${Act} action=${a}
           label=${label(a, view, seat)} onAct=${act} primary=${a.type === 'end_phase'} />`)}</div>` : null}
       </div>
+      ${myTurn || watch ? null : html`<${WaitOffer} s=${s} hotseat=${hotseat} />`}
+      <${DockNotes} view=${view} />
       ${liveHint ? html`<p class="hint-box" role="status" data-hint=${liveHint.failed ? 'failed' : actKey(liveHint.action)}>${liveHint.failed
         ? t('hint.error')
         : html`<strong>${t('hint.title', { what: label(liveHint.action, view, seat) })}</strong> <${HintText} hint=${liveHint} view=${view} seat=${seat} />`}</p>` : null}
