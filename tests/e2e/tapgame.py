@@ -110,15 +110,23 @@ def pick_of(a: dict) -> str | None:
     return None
 
 
+# The phases of a turn with decisions, in their order: a decision in an earlier phase than the last one
+# begins a new turn (in solo the seat never changes, and the client may end a turn by itself).
+PHASE_ORDER = {"leftovers": 0, "protection": 1, "plant": 2, "use": 3}
+
+
 class Meter:
-    """Taps and scrolls per turn, with the turn told apart by the seat to move."""
+    """Taps and scrolls per turn, with the turn told apart by the seat to move and the phase."""
 
     def __init__(self):
         self.turns: list[dict] = []
 
-    def turn(self, seat: int, version: int) -> dict:
-        if not self.turns or self.turns[-1]["seat"] != seat or self.turns[-1].get("closed"):
+    def turn(self, seat: int, version: int, phase: str | None = None) -> dict:
+        last = self.turns[-1] if self.turns else None
+        if (last is None or last["seat"] != seat or last.get("closed")
+                or PHASE_ORDER.get(phase, 0) < PHASE_ORDER.get(last.get("phase"), 0)):
             self.turns.append({"seat": seat, "from": version, "taps": 0, "scrolls": 0, "moves": 0, "away": 0})
+        self.turns[-1]["phase"] = phase
         return self.turns[-1]
 
     def summary(self) -> dict:
@@ -238,7 +246,7 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
         shown = page.wait_for_function(CAUGHT_UP, arg=version, timeout=30000).json_value()
         if shown["version"] > version:  # the client made a move by itself meanwhile: read the game again
             continue
-        turn = meter.turn(seat, version)
+        turn = meter.turn(seat, version, view["phase"])
         # The new client tells the player what happened while they waited once its copy of the game's
         # log has caught up. It costs a tap only if it lies over the target (see tap()); how much of it
         # can be read at the turn's first decision is noted (away_lines).
