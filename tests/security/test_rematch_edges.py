@@ -23,16 +23,21 @@ DAY = 24 * 3600
 
 
 def play_to_the_end(url: str, game_id: str, tokens: dict[int, str]) -> None:
+    """Play the first legal action until the game is over: one request per move (each answer carries
+    the mover's view), and a read only when the turn passes to the other seat."""
     game_url = f"{url}{API}/games/{game_id}"
     with requests.Session() as http:
-        body = http.get(game_url, timeout=10).json()
-        while body["view"]["phase"] != "over":
-            token = tokens[body["view"]["active"]]
-            mine = http.get(game_url, headers=bearer(token), timeout=10).json()
+        seat = 0
+        mine = http.get(game_url, headers=bearer(tokens[seat]), timeout=10).json()
+        while mine["view"]["phase"] != "over":
+            if mine["view"]["active"] != seat:
+                seat = mine["view"]["active"]
+                mine = http.get(game_url, headers=bearer(tokens[seat]), timeout=10).json()
+                continue
             move = {"action": mine["view"]["legal_actions"][0], "version": mine["version"]}
-            answer = http.post(game_url + "/actions", json=move, headers=bearer(token), timeout=10)
+            answer = http.post(game_url + "/actions", json=move, headers=bearer(tokens[seat]), timeout=10)
             assert answer.status_code == 200, answer.text
-            body = http.get(game_url, timeout=10).json()
+            mine = answer.json()
 
 
 def test_racing_phones_get_one_rematch_counted_once_and_its_kept_seat_expires(serve, redis_server) -> None:
