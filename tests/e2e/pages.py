@@ -92,12 +92,21 @@ def close_away(page) -> None:
         page.wait_for_selector('[data-follow="away"]', state="detached")
 
 
+# The phases of a turn with decisions, in order: an earlier one than before means a new turn began
+# (the client ends a turn by itself when nothing is left to choose; in solo the seat stays).
+PHASE_ORDER = {"leftovers": 0, "protection": 1, "plant": 2, "use": 3}
+
+
 def play_turn(page, limit: int = 60) -> list[str]:
     """Play until it is no longer this page's turn (or the game is over); return the taps."""
     taps = []
+    last = None
     for _ in range(limit):
         # One look: the table may give way to the pass-and-play curtain at any moment.
         phase = page.evaluate(PHASE)
+        if taps and PHASE_ORDER.get(phase, 0) < PHASE_ORDER.get(last, 0):
+            return taps  # the turn ended without a tap on "End turn"
+        last = phase
         done = step(page)
         if done in ("OVER", "WAIT", None):
             return taps
