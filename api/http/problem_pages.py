@@ -52,7 +52,7 @@ def problem_page(code: str):
     if code not in CODES:
         raise ApiError("not_found", f"No problem type {code!r}; GET {TYPE_BASE.rstrip('/')} lists them.")
     status, title = CODES[code]
-    also = " (415 for a body that is not JSON)" if code == "invalid_request" else ""
+    also = " (415 for a body not sent as application/json)" if code == "invalid_request" else ""
     body = (f"<h1><code>{code}</code></h1>\n"
             f"<p>Status: <strong>{status}</strong>{also}. Type: <code>{type_uri(code)}</code>.</p>\n"
             f"<p>{_inline(title)}.</p>\n<p>{_inline(ADVICE[code])}</p>\n"

@@ -72,7 +72,7 @@ def problems(*codes: str, post: bool = False):
 
     Only what the operation can really answer (tests/api/test_openapi_examples.py holds a real answer
     for every status declared): any request may be too large or meet a store that is down; a POST with
-    a body that is not JSON gets 415 before anything else. `invalid_request` (400) is named by the
+    a body not sent as application/json gets 415 before anything else. `invalid_request` (400) is named by the
     operations that read a body or query.
     """
     by_status: dict[int, list[str]] = {}
@@ -120,7 +120,7 @@ def _base_url() -> str:
 
 @blp.before_request
 def _require_json_body():
-    """Refuse a POST body that is not JSON (415) before reading it."""
+    """Refuse a POST body not sent as application/json (415) before reading it."""
     has_body = request.content_length or request.headers.get("Transfer-Encoding")
     if request.method == "POST" and has_body and not request.is_json:
         raise ApiError("invalid_request", "Send the body as application/json.", status=415)

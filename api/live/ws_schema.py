@@ -50,8 +50,9 @@ CLIENT = {
     "hello": _message("hello", "The first message on every socket. A socket without a token watches the "
                       "public table view and may not act.", {
                           "token": {"type": ["string", "null"], "description": "The seat token."},
-                          "since": {"type": "integer", "minimum": 0, "default": 0,
-                                    "description": "The newest version the client holds (0: none). The "
+                          "since": {"type": "integer", "minimum": 0,
+                                    "description": "The newest version the client holds (0 or left out: "
+                                                   "none). The "
                                                    "hello's state is left out when it is the current "
                                                    "version; one ahead of the server gets the whole "
                                                    "current state."},

@@ -1033,11 +1033,8 @@ export interface components {
         };
         /** @description The first message on every socket. A socket without a token watches the public table view and may not act. */
         client_hello: {
-            /**
-             * @description The newest version the client holds (0: none). The hello's state is left out when it is the current version; one ahead of the server gets the whole current state.
-             * @default 0
-             */
-            since: number;
+            /** @description The newest version the client holds (0 or left out: none). The hello's state is left out when it is the current version; one ahead of the server gets the whole current state. */
+            since?: number;
             /** @description The seat token. */
             token?: string | null;
             /**
