@@ -39,6 +39,9 @@ TOO_LARGE = "x" * (17 * 1024)  # past MAX_CONTENT_LENGTH (16 KiB)
 _MISSING = object()
 
 
+NOT_JSON = "A body not sent as application/json: invalid_request (415)"
+
+
 @contextlib.contextmanager
 def seeded_secrets(seed: int, tokens: list[str]) -> Iterator[None]:
     """Let `secrets` draw from random.Random(seed) in this thread while the script runs (the test
@@ -152,7 +155,7 @@ def _script(ex: Recorder, store: MemoryStore) -> None:
     ex("duo_bot", "A duo game against the computer (seat 1 is the greedy bot)", create,
        body={"mode": "duo", "bot": "greedy", "name": "Ann"}, status=201)
     ex("bad_mode", "A mode that does not exist: invalid_request", create, body={"mode": "trio"}, status=400)
-    ex("not_json", "A body not sent as application/json: invalid_request (415)", create, data="mode=duo", status=415)
+    ex("not_json", NOT_JSON, create, data="mode=duo", status=415)
     ex("too_large", "A body past 16 KiB: payload_too_large", create,
        body={"mode": "duo", "name": TOO_LARGE}, status=413)
 
@@ -167,7 +170,7 @@ def _script(ex: Recorder, store: MemoryStore) -> None:
     ex("no_code", "No code: invalid_request", join, body={"name": "Bob"}, status=400)
     ex("bad_authorization", "An Authorization header that is not a bearer token: bad_token", join,
        body={"code": "ZZZZ22"}, authorization="Basic Ym9iOnNlY3JldA==", status=401)
-    ex("not_json", "A body not sent as application/json: invalid_request (415)", join, data="code=ZZZZ22", status=415)
+    ex("not_json", NOT_JSON, join, data="code=ZZZZ22", status=415)
     ex("too_large", "A body past 16 KiB: payload_too_large", join, body={"code": TOO_LARGE}, status=413)
 
     game = f"GET {GAME}"
@@ -201,7 +204,7 @@ def _script(ex: Recorder, store: MemoryStore) -> None:
        body={"action": move, "version": version}, status=401)
     ex("unknown_game", "No such game: unknown_game", act, path={"game_id": "nosuchgame"}, token=mover,
        body={"action": move, "version": version}, status=404)
-    ex("not_json", "A body not sent as application/json: invalid_request (415)", act, path={"game_id": gid}, token=mover,
+    ex("not_json", NOT_JSON, act, path={"game_id": gid}, token=mover,
        data="end_phase", status=415)
     ex("too_large", "A body past 16 KiB: payload_too_large", act, path={"game_id": gid}, token=mover,
        body={"action": {"type": TOO_LARGE}, "version": version}, status=413)
@@ -257,7 +260,7 @@ def _script(ex: Recorder, store: MemoryStore) -> None:
     ex("no_token", "No seat token: bad_token", transfer, path={"game_id": gid}, status=401)
     ex("unknown_game", "No such game: unknown_game", transfer, path={"game_id": "nosuchgame"}, token=ann,
        status=404)
-    ex("not_json", "A body not sent as application/json: invalid_request (415)", transfer, path={"game_id": gid},
+    ex("not_json", NOT_JSON, transfer, path={"game_id": gid},
        token=ann, data="please", status=415)
     ex("too_large", "A body past 16 KiB: payload_too_large", transfer, path={"game_id": gid}, token=ann,
        body={"x": TOO_LARGE}, status=413)
@@ -290,7 +293,7 @@ def _script(ex: Recorder, store: MemoryStore) -> None:
     ex("no_token", "No seat token: bad_token", rematch, path={"game_id": gid}, status=401)
     ex("unknown_game", "No such game: unknown_game", rematch, path={"game_id": "nosuchgame"}, token=ann,
        status=404)
-    ex("not_json", "A body not sent as application/json: invalid_request (415)", rematch, path={"game_id": gid},
+    ex("not_json", NOT_JSON, rematch, path={"game_id": gid},
        token=ann, data="again", status=415)
     ex("too_large", "A body past 16 KiB: payload_too_large", rematch, path={"game_id": gid}, token=ann,
        body={"x": TOO_LARGE}, status=413)
