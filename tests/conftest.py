@@ -13,8 +13,10 @@ are marked here by where they are (FOLDER_LANES); a test that starts gunicorn is
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
+from tests.contract import PROBLEMS
 from tests.limits_off import ENV
 
 settings.register_profile("default", deadline=None)
@@ -26,6 +28,16 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # or a test's own config sets them (tests/security/ does).
 for _var, _value in ENV.items():
     os.environ.setdefault(_var, _value)
+
+
+@pytest.fixture(autouse=True)
+def problems_fit_the_contract():
+    """Every problem an in-process server answered during the test fits the served Problem schema, read
+    strictly (tests/contract.py): the test that provoked a misfit fails."""
+    PROBLEMS.misfits.clear()
+    yield
+    misfits, PROBLEMS.misfits[:] = PROBLEMS.misfits[:], []
+    assert not misfits, misfits
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -19,6 +19,7 @@ from api import create_app
 from api.store.base import GameStore
 from api.store.memory import MemoryStore
 from api.store.sqlite import SqliteStore
+from tests.contract import watch_problems
 
 PUBLIC = "http://table.test:8000"
 API = "/api/v1"
@@ -55,7 +56,7 @@ def memory_store() -> Iterator[GameStore]:
 
 
 def make_app(store: GameStore, **config):
-    return create_app({"STORE": store, "PUBLIC_URL": PUBLIC, **config})
+    return watch_problems(create_app({"STORE": store, "PUBLIC_URL": PUBLIC, **config}))
 
 
 @pytest.fixture

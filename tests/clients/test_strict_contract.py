@@ -24,24 +24,11 @@ import engine.bots
 from api.cli.netclient import LiveSocket
 from api.store.memory import MemoryStore
 from engine import events
+from tests.contract import strict
 from tests.live.servers import ThreadServer
 
 API = "/api/v1"
 GAME = API + "/games/{game_id}"
-
-
-def strict(node, key: str = ""):
-    """A copy of `node` where every object schema listing properties allows no other member."""
-    if isinstance(node, dict):
-        out = {k: strict(v, k) for k, v in node.items()}
-        if "properties" in out and key not in ("if", "not"):
-            out.setdefault("additionalProperties", False)
-            out["additionalProperties"] = False if out["additionalProperties"] is True else out[
-                "additionalProperties"]
-        return out
-    if isinstance(node, list):
-        return [strict(v) for v in node]
-    return node
 
 
 class Contract:

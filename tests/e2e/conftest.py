@@ -16,6 +16,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from api import close as close_app
 from api import create_app
 from api.store import open_store
+from tests.contract import watch_problems
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -61,7 +62,7 @@ def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("e2e") / "games.db"
     store = open_store(f"sqlite:///{db}")
     # A generous join limit: every test joins from the same address.
-    app = create_app({"STORE": store, "JOIN_LIMIT": 1000, "WS_PING_INTERVAL": 5.0})
+    app = watch_problems(create_app({"STORE": store, "JOIN_LIMIT": 1000, "WS_PING_INTERVAL": 5.0}))
     srv = make_server("127.0.0.1", 0, whole_files(app), threaded=True, request_handler=QuietHandler)
     thread = threading.Thread(target=srv.serve_forever, name="e2e-werkzeug", daemon=True)
     thread.start()

@@ -23,6 +23,7 @@ from api import close as close_app
 from api import create_app
 from api.ops.sizing import worker_connections_for
 from api.store.base import GameStore
+from tests.contract import watch_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,7 +75,7 @@ class ThreadServer:
     """create_app(store, config) served by werkzeug's threaded server in a daemon thread."""
 
     def __init__(self, store: GameStore, **config):
-        self.app = create_app({"STORE": store, **config})
+        self.app = watch_problems(create_app({"STORE": store, **config}))
         self._server = make_server("127.0.0.1", 0, self.app, threaded=True)
         self.url = f"http://127.0.0.1:{self._server.server_port}"
         self._thread = threading.Thread(target=self._server.serve_forever, name="live-werkzeug", daemon=True)
