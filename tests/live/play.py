@@ -74,7 +74,8 @@ def check_no_leak(frame: dict, position: dict, seat: int) -> None:
 class Bot:
     """Plays one seat of one game over a LiveSocket until stopped: acts with the first legal action
     when it is its turn, reconnects (with its version) whenever the socket fails, and retries an
-    unanswered action with the same id (idempotent). `acked` lists the versions its acks reported."""
+    unanswered action with the same id (idempotent), also after `stop` (for up to 15 s), so that a move
+    applied by a worker killed before its ack is acked too. `acked` lists the versions its acks reported."""
 
     def __init__(self, base_url: str, game_id: str, token: str):
         from api.cli.netclient import LiveSocket
@@ -85,19 +86,32 @@ class Bot:
         self.reconnects = 0
         self.stop = False
 
-    def _connect(self) -> None:
-        while not self.stop:
+    def _connect(self, deadline: float | None = None) -> None:
+        while not self._done(deadline):
             try:
                 self.live.connect()
                 return
             except OSError:
                 time.sleep(0.1)
 
+    def _done(self, deadline: float | None) -> bool:
+        """Stopped, and either nothing is left unanswered or the time to settle it is up."""
+        return self.stop and (deadline is None or time.monotonic() > deadline)
+
     def run(self) -> None:
         pending = None  # (id, version, action) sent but not answered
+        settle_by = None  # once stopped: until when a pending move may still be resent
         self._connect()
         try:
-            while not self.stop:
+            while True:
+                if self.stop:
+                    # Stopped: no new turn, but a move still unanswered is resent until answered (its ack
+                    # may have gone with a killed worker), so that every applied move has its ack.
+                    if pending is None:
+                        return
+                    settle_by = settle_by or time.monotonic() + 15
+                    if time.monotonic() > settle_by:
+                        return
                 try:
                     if pending is not None:
                         self.live.action(pending[2], pending[1], pending[0])
@@ -121,6 +135,6 @@ class Bot:
                 except (OSError, TimeoutError):
                     self.reconnects += 1
                     self.live.close()
-                    self._connect()
+                    self._connect(settle_by if pending is not None else None)
         finally:
             self.live.close()

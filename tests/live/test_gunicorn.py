@@ -137,8 +137,8 @@ def test_killing_a_worker_loses_no_acknowledged_move(server: Gunicorn, redis_ser
     finally:
         for bot in bots:
             bot.stop = True
-        for thread in threads:
-            thread.join(timeout=15)
+        for thread in threads:  # a bot settles its unanswered move for up to 15 s after the stop
+            thread.join(timeout=30)
     assert not any(thread.is_alive() for thread in threads)
     assert sum(bot.reconnects for bot in bots) > 0, "the killed worker held no socket"
     store = RedisStore(redis_server.url)
