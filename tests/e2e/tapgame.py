@@ -241,6 +241,8 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
         page = pages[seat]
         mine = g if g["view"].get("seat", 0) == seat else http(base, "GET", f"/games/{game_id}",
                                                                 token=tokens[seat])
+        if mine["view"]["active"] != seat or not mine["view"]["legal_actions"]:
+            continue  # a client moved by itself between the two reads: read the game again
         version = mine["version"]
         # A generous limit: on a loaded machine a page may take seconds to render a burst of versions.
         shown = page.wait_for_function(CAUGHT_UP, arg=version, timeout=30000).json_value()
@@ -255,8 +257,7 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
         if close_away and shown["away"]:
             close_away_card(page, turn)
             continue
-        legal = mine["view"]["legal_actions"]
-        if not legal or not shown["choice"]:
+        if not shown["choice"]:
             page.wait_for_function(MOVED_OR_CHOICE, arg=version, timeout=30000)
             continue
         action = engine.bots.choose("greedy", mine["view"], version)
