@@ -103,15 +103,17 @@ def play_turn(page, limit: int = 60) -> list[str]:
     last = None
     for _ in range(limit):
         # One look: the table may give way to the pass-and-play curtain at any moment.
-        phase = page.evaluate(PHASE)
-        if taps and PHASE_ORDER.get(phase, 0) < PHASE_ORDER.get(last, 0):
+        # Only the phases with decisions are compared: a page between two (no table, the curtain, an
+        # automatic phase) says nothing about whose turn it is.
+        rank = PHASE_ORDER.get(page.evaluate(PHASE))
+        if taps and rank is not None and last is not None and rank < last:
             return taps  # the turn ended without a tap on "End turn"
-        last = phase
+        last = rank if rank is not None else last
         done = step(page)
         if done in ("OVER", "WAIT", None):
             return taps
         taps.append(done)
-        if done == '[data-act="end_phase"]' and phase == "use":
+        if done == '[data-act="end_phase"]' and rank == PHASE_ORDER["use"]:
             return taps  # the turn is over (in solo the next one is ours again)
     raise AssertionError(f"turn did not end after {limit} taps: {taps[-10:]}")
 
