@@ -289,10 +289,12 @@ class Game:
 
 
 def run_load(base_url: str, *, games: int, seconds: float, seed: int = 7, drop_every: int = 0,
-             fault=None, fault_at: float = 0.0) -> tuple[list[Game], Stats]:
+             fault=None, fault_at: float = 0.0, moves_after: int = 0) -> tuple[list[Game], Stats]:
     """Keep `games` games going for `seconds` (a game that ends is replaced by a new one); call
-    `fault(games so far)` once after `fault_at` seconds. Return every game played (stopped; the sockets of the
-    unfinished ones still open for verify()) and the stats."""
+    `fault(games so far)` once after `fault_at` seconds. With `moves_after`, stop sooner: once every game
+    that was going when the fault returned (when play began, without a fault) has ended or had that many
+    moves acknowledged since. Return every game played (stopped; the sockets of the unfinished ones still
+    open for verify()) and the stats."""
     stats = Stats()
     rng = random.Random(seed)
     played = [Game(base_url, stats, random.Random(rng.random()), drop_every) for _ in range(games)]
@@ -300,10 +302,16 @@ def run_load(base_url: str, *, games: int, seconds: float, seed: int = 7, drop_e
     for game in played:
         game.start()
     pending_fault = fault
+    # Each game going after the fault, and how many of its moves were acknowledged by then.
+    since: dict[Game, int] | None = None if fault is not None else {game: 0 for game in played}
     while (now := time.monotonic()) < stats.started + seconds:
         if pending_fault is not None and now >= stats.started + fault_at:
             pending_fault, call = None, pending_fault
             call(played)
+            since = {game: len(game.acked) for game in played if not game.over}
+        if moves_after and since is not None and all(
+                game.over or len(game.acked) - count >= moves_after for game, count in since.items()):
+            break
         for game in played:
             if game.over and game.final is None:
                 game.retire()

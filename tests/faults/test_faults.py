@@ -1,8 +1,9 @@
 """Load and faults on a real deployment shape (gunicorn, 2 workers, Redis with AOF), loopback only.
 
-Every test plays concurrent duo games (HTTP moves, a websocket per seat; tests/faults/driver.py) for a
-few seconds, and asserts correctness only, never speed: no acknowledged move lost or applied twice,
-every client converged to the store's version. The figures are printed (pytest -s shows them).
+Every test plays concurrent duo games (HTTP moves, a websocket per seat; tests/faults/driver.py) until
+each game came through the fault (at most a few seconds), and asserts correctness only, never speed: no
+acknowledged move lost or applied twice, every client converged to the store's version. The figures are
+printed (pytest -s shows them).
 """
 
 from __future__ import annotations
@@ -19,6 +20,13 @@ from tests.faults.driver import run_load, socket_workers, verify
 pytestmark = [pytest.mark.faults, pytest.mark.redis, pytest.mark.timeout(120)]
 
 GAMES = 6
+# Seconds of play before the fault: every game has acknowledged some dozens of moves by then.
+FAULT_AT = 1.5
+# Moves each game going after a fault makes before the load stops (the tests' `seconds` are only a bound):
+# about a third of a game (some 300 moves), enough to show every game came through the fault.
+AFTER = 100
+# Without a fault: play until each of the first games ended (every game is shorter than this).
+WHOLE_GAMES = 10_000
 # Seconds Redis stays down in the restart test.
 OUTAGE = 1.5
 
@@ -30,7 +38,7 @@ def _report(name: str, stats) -> None:
 
 
 def test_load_two_workers(server, store) -> None:
-    games, stats = run_load(server.url, games=GAMES, seconds=8)
+    games, stats = run_load(server.url, games=GAMES, seconds=8, moves_after=WHOLE_GAMES)
     _report("load", stats)
     assert (verify(games, store), stats.errors) == ([], [])
     assert len(stats.action_ms) >= GAMES  # every game moved
@@ -47,7 +55,8 @@ def test_worker_killed_with_sigkill(server, store) -> None:
         os.kill(victim, signal.SIGKILL)
         killed.append(victim)
 
-    games, stats = run_load(server.url, games=GAMES, seconds=8, fault=kill_a_worker, fault_at=2.5)
+    games, stats = run_load(server.url, games=GAMES, seconds=8, fault=kill_a_worker, fault_at=FAULT_AT,
+                            moves_after=AFTER)
     _report("kill -9 worker", stats)
     assert killed
     assert (verify(games, store), stats.errors) == ([], [])
@@ -61,7 +70,8 @@ def test_redis_restarted_during_play(server, store, redis_server) -> None:
         redis_server.start()
         production_fsync(redis_server)
 
-    games, stats = run_load(server.url, games=GAMES, seconds=10, fault=restart_redis, fault_at=2.5)
+    games, stats = run_load(server.url, games=GAMES, seconds=10, fault=restart_redis, fault_at=FAULT_AT,
+                            moves_after=AFTER)
     _report("redis kill -9, down 1.5 s, restart", stats)
     assert (verify(games, store), stats.errors) == ([], [])
     # The outage shows either as refused moves that were retried or as sockets that had to reconnect
@@ -72,7 +82,7 @@ def test_redis_restarted_during_play(server, store, redis_server) -> None:
 def test_client_drops_its_network_mid_move(server, store) -> None:
     # Every 3rd move: the request is sent, applied, and its connection closed unread; the retry with
     # the same Idempotency-Key must be answered as a replay of that one move.
-    games, stats = run_load(server.url, games=GAMES, seconds=6, drop_every=3)
+    games, stats = run_load(server.url, games=GAMES, seconds=6, drop_every=3, moves_after=AFTER)
     _report("dropped network + retry", stats)
     assert (verify(games, store), stats.errors) == ([], [])
     assert stats.replays > 0
@@ -83,7 +93,7 @@ def test_client_drops_its_network_mid_move(server, store) -> None:
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_server_restarted_during_play(server, store) -> None:
     games, stats = run_load(server.url, games=GAMES, seconds=10, fault=lambda _games: server.restart(),
-                            fault_at=2.5)
+                            fault_at=FAULT_AT, moves_after=AFTER)
     _report("gunicorn restart (deploy)", stats)
     assert (verify(games, store), stats.errors) == ([], [])
     assert stats.retries > 0
