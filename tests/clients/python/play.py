@@ -50,17 +50,25 @@ def main(base: str, mode: str) -> dict[str, object]:
     counts: dict[str, int] = {}
     coins = 0
     version = 0
+    # The active seat's view: the answer to its last move while its turn goes on (one request per move),
+    # read again when the turn passed to another seat.
+    mine: Game | ActionResult | None = None
     for _ in range(2000):
-        table = get_game.sync(game_id, client=public)
-        if not isinstance(table, Game):
-            raise SystemExit(f"get: {table}")
-        version = table.version
-        if table.view.phase == "over":
+        if mine is not None and mine.view.phase == "over":
+            version = mine.version
             break
-        me = seats[table.view.active]
-        mine = get_game.sync(game_id, client=me)
-        if not isinstance(mine, Game):
-            raise SystemExit(f"get: {mine}")
+        if mine is None or mine.seat != mine.view.active:
+            table = get_game.sync(game_id, client=public)
+            if not isinstance(table, Game):
+                raise SystemExit(f"get: {table}")
+            version = table.version
+            if table.view.phase == "over":
+                break
+            read = get_game.sync(game_id, client=seats[table.view.active])
+            if not isinstance(read, Game):
+                raise SystemExit(f"get: {read}")
+            mine = read
+        me = seats[mine.view.active]
         legal = mine.view.legal_actions
         plant = [a for a in legal if isinstance(a, PlantHandAction | PlantDisplayAction)]
         other = [a for a in legal if not isinstance(a, EndPhaseAction)]
@@ -69,6 +77,7 @@ def main(base: str, mode: str) -> dict[str, object]:
                                   idempotency_key=str(uuid.uuid4()))
         if not isinstance(answer, ActionResult):
             raise SystemExit(f"act: {answer}")
+        mine = answer
         for event in answer.events:
             counts[event.type_] = counts.get(event.type_, 0) + 1
             if isinstance(event, HarvestEvent | BossHarvestEvent):

@@ -64,25 +64,45 @@ if (mode === "duo") {
   tokens[joined.data.seat ?? 1] = joined.data.token;
 }
 
-let version = 0;
-for (let moves = 0; moves < 2000; moves++) {
-  const table = await client.GET("/api/v1/games/{game_id}", { params: { path: { game_id: gameId } } });
-  if (!table.data) throw new Error(`get: ${JSON.stringify(table.error)}`);
-  version = table.data.version;
-  if (table.data.view.phase === "over") break;
-  const token = tokens[table.data.view.active];
-  if (token === undefined) throw new Error("no token for the active seat");
-  const mine = await client.GET("/api/v1/games/{game_id}", {
-    params: { path: { game_id: gameId } }, headers: bearer(token),
+// One seat's view of the game (the table's without a token), and the answer to one seat's move.
+async function read(token?: string) {
+  const got = await client.GET("/api/v1/games/{game_id}", {
+    params: { path: { game_id: gameId } }, headers: token === undefined ? {} : bearer(token),
   });
-  if (!mine.data) throw new Error(`get: ${JSON.stringify(mine.error)}`);
+  if (!got.data) throw new Error(`get: ${JSON.stringify(got.error)}`);
+  return got.data;
+}
+
+async function act(token: string, action: Action, at: number) {
   const answer = await client.POST("/api/v1/games/{game_id}/actions", {
     params: { path: { game_id: gameId }, header: { "Idempotency-Key": crypto.randomUUID() } },
     headers: bearer(token),
-    body: { action: choose(mine.data.view.legal_actions), version: mine.data.version },
+    body: { action, version: at },
   });
   if (!answer.data) throw new Error(`act: ${JSON.stringify(answer.error)}`);
-  note(answer.data.events);
+  return answer.data;
+}
+
+let version = 0;
+// The active seat's view: the answer to its last move while its turn goes on (one request per move),
+// read again when the turn passed to another seat.
+let mine: Awaited<ReturnType<typeof read>> | Awaited<ReturnType<typeof act>> | undefined;
+for (let moves = 0; moves < 2000; moves++) {
+  if (mine !== undefined && mine.view.phase === "over") {
+    version = mine.version;
+    break;
+  }
+  if (mine === undefined || mine.seat !== mine.view.active) {
+    const table = await read();
+    version = table.version;
+    if (table.view.phase === "over") break;
+    mine = await read(tokens[table.view.active] ?? "");
+  }
+  const token = tokens[mine.view.active];
+  if (token === undefined) throw new Error("no token for the active seat");
+  const answer = await act(token, choose(mine.view.legal_actions), mine.version);
+  note(answer.events);
+  mine = answer;
 }
 
 const log = await client.GET("/api/v1/games/{game_id}/events", {
