@@ -18,7 +18,7 @@ import os
 import signal
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import pytest
 import requests
@@ -30,7 +30,10 @@ from tests.security.hostile import bearer
 
 STORE_TIMEOUT = 2  # seconds per attempt; no new copy after 2 x 2 s
 SHORT_FREEZE = 5.0  # past the first attempt, before the last one gives up
-LONG_FREEZE = 12.0  # past every attempt
+# Past every attempt: the store stays frozen until the answer came (an answer given while it is frozen
+# comes after every attempt gave up), then wakes at once.
+LONG_FREEZE = None
+ANSWER_WITHIN = 60.0  # seconds: a bound for the frozen-store answer, far above the 2 x 2 s of attempts
 
 
 @pytest.fixture(scope="module")
@@ -44,14 +47,17 @@ def server(redis_server: RedisServer) -> Iterator[Gunicorn]:
         yield gun
 
 
-def frozen(redis_server: RedisServer, seconds: float, call):
-    """Run `call()` on another thread while the Redis process is stopped for `seconds`; return its
-    result (after the server woke up)."""
+def frozen(redis_server: RedisServer, seconds: float | None, call):
+    """Run `call()` on another thread while the Redis process is stopped for `seconds` (None: until
+    `call()` returned); return its result (after the server woke up)."""
     with ThreadPoolExecutor(1) as pool:
         os.kill(redis_server.pid, signal.SIGSTOP)
         try:
             future = pool.submit(call)
-            time.sleep(seconds)
+            if seconds is None:
+                wait([future], timeout=ANSWER_WITHIN)
+            else:
+                time.sleep(seconds)
         finally:
             os.kill(redis_server.pid, signal.SIGCONT)
         return future.result()
