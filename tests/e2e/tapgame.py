@@ -45,6 +45,37 @@ AWAY_LINES = """() => { const el = document.querySelector('[data-follow="away"]'
   return Math.round(10 * Math.max(0, bottom - top) / line) / 10; }"""
 
 
+# The offer of a notification on the waiting phone: its text, and whether it overlaps the hand.
+OFFER = """() => { const o = document.querySelector('[data-follow="notify-offer"]'); if (!o) return null;
+  const a = o.getBoundingClientRect(), h = document.querySelector('.handbox').getBoundingClientRect();
+  const overlap = Math.max(0, Math.min(a.bottom, h.bottom) - Math.max(a.top, h.top));
+  return { text: o.textContent, overlap,
+           grown: document.scrollingElement.scrollHeight - innerHeight }; }"""
+
+
+def following_the_hint(real):
+    """engine.bots.choose for a table that follows the flow: the tap script's moves (it asks the greedy
+    bot; nothing else in these tests does) become the app's own hint (engine.bots.hint, what GET /hint
+    answers)."""
+    from engine.bots import hint
+
+    def choose(name, view, seed, **budget):
+        return hint.hint(view, seed)[0] if name == "greedy" else real(name, view, seed, **budget)
+
+    return choose
+
+
+def offers_of_the_waiting_phone(a, b, offers: list, keep: int = 3):
+    """A `decision` for play() on two phones a, b: note the other phone's notification offer (OFFER)."""
+
+    def waiting_phone(page, view):
+        other = b if page is a else a
+        if len(offers) < keep and (seen := other.evaluate(OFFER)) is not None:
+            offers.append(seen)
+
+    return waiting_phone
+
+
 def pin_seed(monkeypatch, seed: int = SEED):
     """Every game created from now on is dealt from `seed` (join codes and tokens stay random)."""
     real = secrets.randbelow
@@ -175,7 +206,7 @@ def tap(page, selector: str, turn: dict, check=None) -> None:
     turn[kind] = turn.get(kind, 0) + 1
 
 
-def sampled(per_kind: int = 2, every: int = 9):
+def sampled(per_kind: int = 2, every: int = 20):
     """An `on_phone` choice for play(): the first `per_kind` decisions of each (phase, action kind) and then
     every `every`-th decision are tapped on the phone; the others go over HTTP, and the phone follows
     the game as it would follow the other player. Every phase and every kind of move is still tapped
@@ -204,7 +235,7 @@ def post_move(base: str, game_id: str, token: str, action: dict, version: int) -
     return None
 
 
-# One round trip to the page per decision: wait until it shows version `v` or later with nothing in
+# One round trip to the page per tapped decision: wait until it shows version `v` or later with nothing in
 # flight (no animation, no pending move, its copy of the log caught up), then say what it offers.
 CAUGHT_UP = """(v) => { const t = document.querySelector('.table');
   if (!t || t.dataset.busy !== '0' || document.querySelector('.pending')
@@ -216,17 +247,48 @@ CAUGHT_UP = """(v) => { const t = document.querySelector('.table');
 MOVED_OR_CHOICE = """(v) => { const t = document.querySelector('.table');
   return (t && Number(t.dataset.version) > v)
     || Boolean(document.querySelector('[data-act], [data-pick]')); }"""
+# Past version `v`: the page showed it and made its move without a choice (or saw a later version).
+PAST = """(v) => { const t = document.querySelector('.table');
+  return Boolean(t) && Number(t.dataset.version) > v; }"""
+# The move the client makes by itself at this view (pwa/js/views/flow.js, the client's own code), or null.
+FLOW_MOVE = "async (v) => (await import('/js/views/flow.js')).flowMove(v, v.legal_actions)"
+
+
+def flow_move(view: dict) -> dict | None:
+    """What pwa/js/views/flow.js flowMove answers for the seat's view: the move the phone makes by itself.
+
+    A copy, so that a decision made over HTTP costs no round trip to the page; play() compares it with
+    the client's own answer (FLOW_MOVE) at every tapped decision, so it cannot drift unnoticed."""
+    legal = view["legal_actions"]
+    if len(legal) == 1 and legal[0]["type"] != "buy_field":
+        return legal[0]
+    end = next((a for a in legal if a["type"] == "end_phase"), None)
+    if end is None or not all(a["type"] in ("end_phase", "harvest", "buy_field") for a in legal):
+        return None
+    me = view["players"][view["active"]] or {}
+    if view["phase"] == "plant":
+        return end if view.get("planted", 0) >= 2 or me.get("hand_size") == 0 else None
+    if view["phase"] == "use":
+        return end if not view["display"] else None
+    return None
 
 
 def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None, decision=None,
-         close_away: bool = False, limit: int = 2000, on_phone=None) -> Meter:
+         close_away: bool = False, limit: int = 2000, on_phone=None, turns: int | None = None,
+         until=None) -> Meter:
     """Play the game to its end through the pages (one per seat; the same page twice for hot-seat).
 
-    close_away: close the "While you were away" summary before each decision (to look at the bare
-    table); otherwise it is tapped only if it lies over the target.
+    close_away: close the "While you were away" summary before each tapped decision (to look at the
+    bare table); otherwise it is tapped only if it lies over the target.
     on_phone: None taps every decision; else `on_phone(view, action)` says whether to tap this one (see
-    sampled()) or make it over HTTP (no `decision` or `check` call, no taps counted). Either way the
-    phone has shown every version before the next decision is made."""
+    sampled()) or make it over HTTP (no `decision` or `check` call, no taps counted). A decision made
+    over HTTP does not wait for the phone: the phone follows behind and is caught up (every version it
+    was sent shown, nothing in flight) before each tapped decision. A move without a choice
+    (flow.js flowMove) is never posted by the test: the phone makes it by itself once it shows that
+    version (were both to post it, one would get a 409, which the phone logs as a console error), so
+    the phone is caught up there too.
+    turns: stop at the first decision of turn `turns + 1` (the meter then holds `turns` whole turns).
+    until: stop before the next decision once `until()` is true (the game goes on: see finish_unwatched)."""
     meter = Meter()
     answer = None  # the last HTTP answer: the mover's view, so that a turn played over HTTP reads nothing
     for _ in range(limit):
@@ -237,6 +299,8 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
             for p in pages:
                 p.wait_for_selector('.table[data-phase="over"]')
             return meter
+        if until is not None and until():
+            return meter
         seat = view["active"]
         page = pages[seat]
         mine = g if g["view"].get("seat", 0) == seat else http(base, "GET", f"/games/{game_id}",
@@ -244,11 +308,26 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
         if mine["view"]["active"] != seat or not mine["view"]["legal_actions"]:
             continue  # a client moved by itself between the two reads: read the game again
         version = mine["version"]
-        # A generous limit: on a loaded machine a page may take seconds to render a burst of versions.
+        action = None
+        if on_phone is not None:
+            if flow_move(mine["view"]) is not None:
+                # The phone's own move: wait until it has shown this version and made it (generous: on a
+                # loaded machine a page may take seconds to render a burst of versions).
+                page.wait_for_function(PAST, arg=version, timeout=30000)
+                continue
+            action = engine.bots.choose("greedy", mine["view"], version)
+            if not on_phone(mine["view"], action):
+                answer = post_move(base, game_id, tokens[seat], action, version)
+                continue
         shown = page.wait_for_function(CAUGHT_UP, arg=version, timeout=30000).json_value()
         if shown["version"] > version:  # the client made a move by itself meanwhile: read the game again
             continue
+        if on_phone is not None:  # the copy of flowMove says what the client says (no move by itself here)
+            assert page.evaluate(FLOW_MOVE, mine["view"]) is None, ("flow.js changed: see flow_move", version)
         turn = meter.turn(seat, version, view["phase"])
+        if turns is not None and len(meter.turns) > turns:
+            meter.turns.pop()
+            return meter
         # The new client tells the player what happened while they waited once its copy of the game's
         # log has caught up. It costs a tap only if it lies over the target (see tap()); how much of it
         # can be read at the turn's first decision is noted (away_lines).
@@ -256,14 +335,10 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
             turn["away_lines"] = page.evaluate(AWAY_LINES)
         if close_away and shown["away"]:
             close_away_card(page, turn)
-            continue
         if not shown["choice"]:
             page.wait_for_function(MOVED_OR_CHOICE, arg=version, timeout=30000)
             continue
-        action = engine.bots.choose("greedy", mine["view"], version)
-        if on_phone is not None and not on_phone(mine["view"], action):
-            answer = post_move(base, game_id, tokens[seat], action, version)
-            continue
+        action = action or engine.bots.choose("greedy", mine["view"], version)
         if decision:
             decision(page, mine["view"])
         pick = pick_of(action)
@@ -283,3 +358,28 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
         if action["type"] == "end_phase" and view["phase"] == "use":
             turn["closed"] = True
     raise AssertionError("the game did not end")
+
+
+def finish_unwatched(base: str, game_id: str, tokens: list[str], pages: list) -> None:
+    """Play the rest of the game over HTTP (the greedy bot's moves, the moves without a choice included)
+    while no page shows it, then open it again on every page at its end.
+
+    A page that shows the game makes its moves without a choice by itself, so a game it follows goes at
+    the pace of its rendering, one version after another; a blank page makes none."""
+    for p in pages:
+        p.goto("about:blank")
+    answer = None  # the mover's view, answered to the move
+    while True:
+        g = answer or http(base, "GET", f"/games/{game_id}", token=tokens[0])
+        if g["view"]["phase"] == "over":
+            break
+        seat = g["view"]["active"]
+        mine = g if g["view"].get("seat", 0) == seat else http(base, "GET", f"/games/{game_id}",
+                                                                token=tokens[seat])
+        view = mine["view"]
+        action = flow_move(view) or engine.bots.choose("greedy", view, mine["version"])
+        answer = http(base, "POST", f"/games/{game_id}/actions",
+                      {"action": action, "version": mine["version"]}, token=tokens[seat])
+    for p in pages:
+        p.goto(f"/#/g/{game_id}")
+        p.wait_for_selector('.table[data-phase="over"]')
