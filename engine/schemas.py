@@ -16,7 +16,7 @@ from collections.abc import Callable
 from . import events
 from .actions import PARAMS
 from .cards import BEANS, BOSS_COUNT, BOSSES, DECK_SIZE
-from .state import PHASES
+from .state import FORMAT, PHASES
 
 Ref = Callable[[str], str]
 
@@ -150,6 +150,36 @@ def components(ref: Ref) -> dict[str, dict]:
         "legal_actions": {"type": "array", "items": r("Action"),
                           "description": "The viewer's legal actions when it is the viewer's turn, else []."},
     })
+    pile = {"type": "array", "items": bean}
+    out["PositionPlayer"] = _obj("One seat in a position: its secrets too.", {
+        "hand": {**pile, "description": "The hand, front first."},
+        "fields": {"type": "array", "items": pile_or_null, "minItems": 2, "maxItems": 3,
+                   "description": "Per owned field: [bean, count], or null (empty); 3 entries with the "
+                                  "third field."},
+        "coins": {**pile, "description": "The coin stack as cards, top first."},
+        "third_field": {"type": "boolean", "description": "Owns the third field (always in solo)."},
+    }, required=())
+    out["Position"] = _obj("A whole game, secrets included (docs/protocol.md §4; engine.to_position and "
+                           "from_position): piles top first, a hand front first. Missing members take "
+                           "their defaults (empty, null, 0, false; a seed derived from the rest).", {
+        "format": {"type": "integer", "const": FORMAT, "description": "This format."},
+        "mode": {"type": "string", "enum": ["duo", "solo"]},
+        "phase": {"type": "string", "enum": list(PHASES)},
+        "active": {**seat, "description": "The seat whose turn it is (after the end: whose turn ended it)."},
+        "players": {"type": "array", "items": r("PositionPlayer"), "minItems": 1, "maxItems": 2},
+        "bosses": r("Bosses"),
+        "treasury": {**pile, "description": "The Mafia's coins as cards, top first."},
+        "display": {**pile, "description": "The display's cards in arrival order."},
+        "discard": {**pile, "description": "The discard pile, top first."},
+        "deck": {**pile, "description": "The draw pile, top first."},
+        "set_aside": {**pile, "description": "Coins paid for third fields, top first (R42)."},
+        "exhaustions": {"type": "integer", "minimum": 0, "maximum": 3},
+        "planted": {"type": "integer", "minimum": 0, "maximum": 2},
+        "settled": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 2}},
+        "last_turn": {"type": "boolean"},
+        "seed": {"type": ["integer", "null"], "description": "The game's random seed (null: derived)."},
+        "result": {**_null_or(r("Result")), "description": "Set only when the phase is over."},
+    }, required=("mode", "phase"))
     kinds = {}
     for kind, spec in events.EVENTS.items():
         props = {"type": {"type": "string", "const": kind}}

@@ -307,9 +307,9 @@ def _contract_schemas(schemas: dict) -> None:
                                   "description": "The dealing seat (R50)."},
                        "deck": {"type": "array", "items": {"$ref": _schema_ref("Bean")},
                                 "description": "The 116 cards, top first, instead of the shuffle."},
-                       "position": {"type": "object", "description": (
-                           "The table the game starts from instead of a deal (docs/protocol.md §4: a "
-                           "position, piles top first): the tutorial's short game.")}}}
+                       "position": {"$ref": _schema_ref("Position"), "description": (
+                           "The table the game starts from instead of a deal: the tutorial's short "
+                           "game.")}}}
     bots = {"type": "string", "enum": list(engine.bots.BOTS)}
     for name in ("SeatInfo", "RecordSeat"):
         schemas[name]["properties"]["bot"] = {**bots, "description": schemas[name]["properties"]["bot"][

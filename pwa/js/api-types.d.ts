@@ -777,6 +777,51 @@ export interface components {
             /** @description Owns the third field. */
             third_field: boolean;
         };
+        /** @description A whole game, secrets included (docs/protocol.md §4; engine.to_position and from_position): piles top first, a hand front first. Missing members take their defaults (empty, null, 0, false; a seed derived from the rest). */
+        Position: {
+            /** @description The seat whose turn it is (after the end: whose turn ended it). */
+            active?: number;
+            bosses?: components["schemas"]["Bosses"];
+            /** @description The draw pile, top first. */
+            deck?: components["schemas"]["Bean"][];
+            /** @description The discard pile, top first. */
+            discard?: components["schemas"]["Bean"][];
+            /** @description The display's cards in arrival order. */
+            display?: components["schemas"]["Bean"][];
+            exhaustions?: number;
+            /**
+             * @description This format.
+             * @constant
+             */
+            format?: 1;
+            last_turn?: boolean;
+            /** @enum {string} */
+            mode: "duo" | "solo";
+            /** @enum {string} */
+            phase: "leftovers" | "protection" | "plant" | "use" | "over";
+            planted?: number;
+            players?: components["schemas"]["PositionPlayer"][];
+            /** @description Set only when the phase is over. */
+            result?: components["schemas"]["Result"] | null;
+            /** @description The game's random seed (null: derived). */
+            seed?: number | null;
+            /** @description Coins paid for third fields, top first (R42). */
+            set_aside?: components["schemas"]["Bean"][];
+            settled?: number[];
+            /** @description The Mafia's coins as cards, top first. */
+            treasury?: components["schemas"]["Bean"][];
+        };
+        /** @description One seat in a position: its secrets too. */
+        PositionPlayer: {
+            /** @description The coin stack as cards, top first. */
+            coins?: components["schemas"]["Bean"][];
+            /** @description Per owned field: [bean, count], or null (empty); 3 entries with the third field. */
+            fields?: (components["schemas"]["Pile"] | null)[];
+            /** @description The hand, front first. */
+            hand?: components["schemas"]["Bean"][];
+            /** @description Owns the third field (always in solo). */
+            third_field?: boolean;
+        };
         Problem: {
             /**
              * @description The stable code (docs/protocol.md §9).
@@ -823,8 +868,8 @@ export interface components {
                 dealer?: 0 | 1;
                 /** @description The 116 cards, top first, instead of the shuffle. */
                 deck?: components["schemas"]["Bean"][];
-                /** @description The table the game starts from instead of a deal (docs/protocol.md §4: a position, piles top first): the tutorial's short game. */
-                position?: Record<string, never>;
+                /** @description The table the game starts from instead of a deal: the tutorial's short game. */
+                position?: components["schemas"]["Position"];
             };
             result: components["schemas"]["Result"];
             salt: string;
