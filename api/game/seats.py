@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 import engine
+import engine.bots
 from api.codec import own_json
 from api.errors import ApiError
 from api.game import auth, names, records
@@ -23,6 +24,25 @@ if TYPE_CHECKING:
 # The placeholder of a rematch seat kept for the other player of the finished game until they ask for
 # it (POST /games/{id}/rematch): never equal to a token hash (64 hex digits), never a free seat.
 RESERVED_SEAT = "rematch"
+
+
+# What seats_info gives, as a JSON Schema: the one description of a seat that the OpenAPI document
+# (api.http.openapi) and the websocket schema (api.live.ws_schema) both serve.
+SEAT_INFO_SCHEMA = {
+    "type": "object", "additionalProperties": False, "required": ["seat", "taken", "name"],
+    "description": "A seat as GET /games/{id} shows it: taken, the player's name, and the bot's name on its "
+                   "seat.",
+    "properties": {
+        "seat": {"type": "integer", "minimum": 0, "maximum": 1},
+        "taken": {"type": "boolean", "description": "A player (or the computer) holds it; a seat kept for "
+                                                    "the other player of a rematch is not taken until "
+                                                    "they come."},
+        "name": {"type": ["string", "null"], "description": (
+            "The name its player gave (trimmed, plain text: show it as text, never as markup); null: none "
+            "given, and always null on a bot's seat (clients say \"Player 1\" or \"Computer\" in their "
+            "language).")},
+        "bot": {"type": "string", "enum": list(engine.bots.BOTS),
+                "description": "Only on a bot's seat: its name."}}}
 
 
 def seats_info(doc: dict) -> list[dict]:

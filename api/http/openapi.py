@@ -20,6 +20,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 import engine.bots
 import engine.schemas
 from api.errors import CODES, FIELD_ERROR_SCHEMA, PROBLEM_TYPE, TYPE_BASE
+from api.game.seats import SEAT_INFO_SCHEMA
 from api.http import cors, problem_pages
 from api.http.schemas import OPENAPI_EXTRA
 from api.ops.logs import HEADER as REQUEST_ID
@@ -311,9 +312,9 @@ def _contract_schemas(schemas: dict) -> None:
                            "The table the game starts from instead of a deal: the tutorial's short "
                            "game.")}}}
     bots = {"type": "string", "enum": list(engine.bots.BOTS)}
-    for name in ("SeatInfo", "RecordSeat"):
-        schemas[name]["properties"]["bot"] = {**bots, "description": schemas[name]["properties"]["bot"][
-            "description"]}
+    schemas["RecordSeat"]["properties"]["bot"] = {**bots, "description": schemas["RecordSeat"]["properties"][
+        "bot"]["description"]}
+    schemas["SeatInfo"] = copy.deepcopy(SEAT_INFO_SCHEMA)  # the websocket schema serves the same
     problem = schemas["Problem"]  # open: RFC 9457 lets a problem carry extension members
     problem["properties"]["errors"] = {
         "type": "array", "items": {"$ref": _schema_ref("FieldError")}, "minItems": 1,

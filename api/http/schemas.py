@@ -146,13 +146,13 @@ OPENAPI_EXTRA = {"CreateGame": {"if": {"properties": {"mode": {"const": "duo"}},
 
 
 class SeatInfoSchema(Schema):
+    """A seat: the served document replaces it by api.game.seats.SEAT_INFO_SCHEMA, its one description
+    (the websocket schema serves the same); it is here for the answers that nest it."""
+
     seat = fields.Integer(required=True)
     taken = fields.Boolean(required=True)
-    name = fields.String(required=True, allow_none=True, metadata={
-        "description": "The name its player gave (trimmed, plain text: show it as text, never as markup); "
-                       "null: none given, and always null on a bot's seat (clients say \"Player 1\" or "
-                       "\"Computer\" in their language)."})
-    bot = fields.String(metadata={"description": "Only on a bot's seat: its name (random, greedy, mc)."})
+    name = fields.String(required=True, allow_none=True)
+    bot = fields.String()
 
 
 class GameSchema(Schema):

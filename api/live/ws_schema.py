@@ -6,10 +6,12 @@ the client's contract, explains the conversation: frame order, which errors clos
 
 from __future__ import annotations
 
-import engine.bots
+import copy
+
 import engine.schemas
 from api.errors import CODES, FIELD_ERROR_SCHEMA
 from api.game.gamelog import MAX_VERSION
+from api.game.seats import SEAT_INFO_SCHEMA
 
 
 def _ref(name: str) -> str:
@@ -19,15 +21,10 @@ def _ref(name: str) -> str:
 # The objects the frames carry, in the same words as the OpenAPI document (engine.schemas): views,
 # actions, one schema per event type.
 DEFS = engine.schemas.components(_ref)
+for _secret in ("Position", "PositionPlayer"):  # a whole game with its secrets never travels on a socket
+    del DEFS[_secret]
 DEFS["FieldError"] = FIELD_ERROR_SCHEMA
-DEFS["SeatInfo"] = {
-    "type": "object", "additionalProperties": False, "required": ["seat", "taken", "name"],
-    "description": "A seat as GET /games/{id} shows it: taken, the player's name (plain text, null when "
-                   "none was given, always null on a bot's seat), and the bot's name on its seat.",
-    "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 1},
-                   "taken": {"type": "boolean"},
-                   "name": {"type": ["string", "null"]},
-                   "bot": {"type": "string", "enum": list(engine.bots.BOTS)}}}
+DEFS["SeatInfo"] = copy.deepcopy(SEAT_INFO_SCHEMA)
 
 _ID = {"type": "string", "minLength": 1, "maxLength": 255,
        "description": "A fresh random id (UUID) per action, reused on retry; it is the Idempotency-Key."}

@@ -967,15 +967,17 @@ export interface components {
             /** @description What the caller's seat may see (docs/protocol.md §5, engine.view): its own hand and public information, never the seed, the deck order or another hand. */
             view: components["schemas"]["View"];
         };
+        /** @description A seat as GET /games/{id} shows it: taken, the player's name, and the bot's name on its seat. */
         SeatInfo: {
             /**
-             * @description Only on a bot's seat: its name (random, greedy, mc).
+             * @description Only on a bot's seat: its name.
              * @enum {string}
              */
             bot?: "random" | "greedy" | "mc";
             /** @description The name its player gave (trimmed, plain text: show it as text, never as markup); null: none given, and always null on a bot's seat (clients say "Player 1" or "Computer" in their language). */
             name: string | null;
             seat: number;
+            /** @description A player (or the computer) holds it; a seat kept for the other player of a rematch is not taken until they come. */
             taken: boolean;
         };
         /** @description A player took a free seat. */
