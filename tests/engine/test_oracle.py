@@ -6,6 +6,7 @@ R76, R81, R86, R87, R100-R103), except where a reshuffle makes the deck order un
 """
 
 import json
+import os
 import random
 
 import oracle
@@ -14,7 +15,8 @@ from helpers import choose
 
 import engine
 
-GAMES = 60  # per mode
+# Per mode. The edit loop (`./test --fast`) plays the first third of them; the full run plays them all.
+GAMES = 20 if os.environ.get("ALCABOHNE_TEST_LANE") == "fast" else 60
 ALL_ACTIONS_EVERY = 4  # on every 4th step, every legal action's outcome is compared, not only the chosen one
 
 
