@@ -22,6 +22,9 @@ import sys
 import threading
 from collections.abc import Iterator
 
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
 from api.http import openapi
 from api.store.memory import MemoryStore
 from api.store.redis import RedisStore
@@ -405,6 +408,9 @@ def record() -> dict:
         once = {"CREATE_LIMIT": 1, "CREATE_WINDOW": LIMIT_WINDOW}
         _rematch_limited(Recorder(exchanges, make_app(MemoryStore(), **once).test_client()))
         unreachable = RedisStore(DOWN)
+        # Nothing listens there: every connection is refused at once, and redis-py's retries would only
+        # wait out their backoff (0.1 + 0.2 s a request, the better part of this test) before the same 503.
+        unreachable._client.connection_pool.connection_kwargs["retry"] = Retry(NoBackoff(), 2)
         try:
             _down(Recorder(exchanges, make_app(unreachable).test_client()))
         finally:
