@@ -6,7 +6,7 @@ import re
 
 import engine
 from tests.e2e.pages import axe_check, close_away, play_turn, shot, version
-from tests.e2e.tapgame import pin_seed
+from tests.e2e.tapgame import PAST, pin_seed
 
 LIVE_TIMEOUT = 8000  # a move must show on the other phone within this (socket, or polling every 3 s)
 
@@ -16,15 +16,18 @@ def my_turn(page) -> bool:
 
 
 def whose(a, b):
-    """Return (player, other) with the player to move first."""
-    a.wait_for_function("() => document.querySelector('.table[data-busy=\"0\"]')")
-    b.wait_for_function("() => document.querySelector('.table[data-busy=\"0\"]')")
-    for _ in range(50):
+    """Return (player, other) with the player to move first, once both phones show the same version."""
+    for _ in range(20):
+        v = max(version(a), version(b))
+        same_version(a, v)
+        same_version(b, v)
+        if version(a) != version(b):
+            continue  # one of them moved on meanwhile (a move without a choice): look again
         for player, other in ((a, b), (b, a)):
             if my_turn(player):
                 close_away(player)  # the turn starts with a summary card that may cover a target
                 return player, other
-        a.wait_for_timeout(100)
+        a.wait_for_function(PAST, arg=v, timeout=LIVE_TIMEOUT)  # nobody's yet: a move is on its way
     raise AssertionError("nobody's turn")
 
 
