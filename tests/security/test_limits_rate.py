@@ -11,14 +11,35 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+import redis
 import requests
 import simple_websocket
 
+from tests.live.servers import Gunicorn
+from tests.redis_server import RedisServer
 from tests.security.conftest import as_from
 
 API = "/api/v1"
+# The limits of the module's shared server (`limited`): each test counts only its own addresses and
+# seats, so they meet no other test's counts. The tests that need a server-wide total of their own, or
+# moves without a limit, start their own (`serve`).
+SHARED = {"CREATE_LIMIT": 2, "CREATE_WINDOW": 600, "MOVE_LIMIT": 4, "MOVE_WINDOW": 600, "HELLO_LIMIT": 3,
+          "HELLO_WINDOW": 600, "JOIN_LIMIT": 3, "JOIN_TOTAL_LIMIT": 1000, "JOIN_WINDOW": 600,
+          "TRANSFER_LIMIT": 3, "TRANSFER_WINDOW": 900}
+
+
+@pytest.fixture(scope="module")
+def limited(redis_server: RedisServer) -> Iterator[Gunicorn]:
+    """gunicorn (2 gthread workers, behind PROXY_COUNT=1 as `serve`'s) with the SHARED limits."""
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    env = {"ALCABOHNE_PROXY_COUNT": "1", **{f"ALCABOHNE_{k}": str(v) for k, v in SHARED.items()}}
+    with Gunicorn(redis_server.url, workers=2, threads=8, extra_env=env) as server:
+        yield server
 
 
 def assert_rate_limited(resp: requests.Response, window: int) -> int:
@@ -40,19 +61,19 @@ def join(url: str, address: str, code: str) -> requests.Response:
     return requests.post(f"{url}{API}/games/join", json={"code": code}, headers=as_from(address), timeout=10)
 
 
-def test_game_creation_is_limited_per_address_across_workers(serve) -> None:
-    server = serve(CREATE_LIMIT=3, CREATE_WINDOW=600)
+def test_game_creation_is_limited_per_address_across_workers(limited) -> None:
+    server = limited  # CREATE_LIMIT 2 in 600 s
     with ThreadPoolExecutor(12) as pool:
         answers = list(pool.map(lambda _: create(server.url, "198.51.100.7"), range(12)))
-    assert sorted(r.status_code for r in answers) == [201] * 3 + [429] * 9
+    assert sorted(r.status_code for r in answers) == [201] * 2 + [429] * 10
     for resp in answers:
         if resp.status_code == 429:
             assert_rate_limited(resp, 600)
     assert create(server.url, "198.51.100.8").status_code == 201  # another address has its own budget
 
 
-def test_ipv6_addresses_count_per_64(serve) -> None:
-    server = serve(CREATE_LIMIT=2, CREATE_WINDOW=600)
+def test_ipv6_addresses_count_per_64(limited) -> None:
+    server = limited  # CREATE_LIMIT 2 in 600 s
     assert create(server.url, "2001:db8:1:2::1").status_code == 201
     assert create(server.url, "2001:db8:1:2:abcd:ef01:2345:6789").status_code == 201
     assert_rate_limited(create(server.url, "2001:db8:1:2::ffff"), 600)  # the same /64
@@ -84,8 +105,8 @@ def _frame(ws: simple_websocket.Client, kinds: tuple[str, ...]) -> dict:
             return frame
 
 
-def test_moves_are_limited_per_seat_over_http_and_websocket(serve) -> None:
-    server = serve(MOVE_LIMIT=4, MOVE_WINDOW=600)
+def test_moves_are_limited_per_seat_over_http_and_websocket(limited) -> None:
+    server = limited  # MOVE_LIMIT 4 in 600 s
     grant = create(server.url, "198.51.100.20").json()
     game_id, auth = grant["game_id"], {"Authorization": f"Bearer {grant['token']}"}
     game_url = f"{server.url}{API}/games/{game_id}"
@@ -129,8 +150,8 @@ def test_moves_are_limited_per_seat_over_http_and_websocket(serve) -> None:
     assert resp.status_code != 429
 
 
-def test_websocket_hellos_are_limited_per_address(serve) -> None:
-    server = serve(HELLO_LIMIT=3, HELLO_WINDOW=600)
+def test_websocket_hellos_are_limited_per_address(limited) -> None:
+    server = limited  # HELLO_LIMIT 3 in 600 s
     game_id = create(server.url, "198.51.100.30").json()["game_id"]
     sockets = [_socket(server.url, game_id, "198.51.100.30") for _ in range(3)]
     try:
@@ -153,8 +174,8 @@ def test_websocket_hellos_are_limited_per_address(serve) -> None:
             _close(ws)
 
 
-def test_failed_code_guesses_are_limited_per_64(serve) -> None:
-    server = serve(JOIN_LIMIT=3, JOIN_TOTAL_LIMIT=1000, JOIN_WINDOW=600)
+def test_failed_code_guesses_are_limited_per_64(limited) -> None:
+    server = limited  # JOIN_LIMIT 3 in 600 s, 1000 on the server
     game = create(server.url, "198.51.100.40", "duo").json()
     for n in range(3):  # three wrong codes from three addresses of one /64
         assert join(server.url, f"2001:db8:5:5::{n + 1}", "ZZZZZZ").status_code == 404
@@ -185,12 +206,10 @@ def test_right_codes_are_not_counted(serve) -> None:
     assert_rate_limited(join(server.url, address, "ZZZZZZ"), 600)
 
 
-def test_transfer_codes_are_limited_per_address(serve, redis_server) -> None:
+def test_transfer_codes_are_limited_per_address(limited, redis_server) -> None:
     """Each transfer code is stored and each claim adds a version: unlimited, one seat could grow Redis
     without end. Ten an evening is plenty for moving a seat between phones."""
-    import redis
-
-    server = serve(TRANSFER_LIMIT=3, TRANSFER_WINDOW=900)
+    server = limited  # TRANSFER_LIMIT 3 in 900 s
     game = create(server.url, "198.51.100.90").json()
     auth = {"Authorization": f"Bearer {game['token']}"}
     url = f"{server.url}{API}/games/{game['game_id']}/transfer"
