@@ -11,22 +11,42 @@ and 6 (unauthenticated reads and the computer player's moves were not limited).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+import redis
 import requests
 
+from tests.live.servers import Gunicorn
+from tests.redis_server import RedisServer
 from tests.security.conftest import as_from
 from tests.security.test_limits_rate import assert_rate_limited, create, join
 
 API = "/api/v1"
+# The limits of the module's shared server (`limited`): each test counts only its own addresses, games
+# and seats. The tests of a server-wide total start their own (`serve`).
+WINDOW, LIMIT = 4, 5  # the creation window that test_creation_holds_its_rate_across_a_window_edge crosses
+SHARED = {"CREATE_LIMIT": LIMIT, "CREATE_WINDOW": WINDOW, "JOIN_LIMIT": 100, "JOIN_GAME_LIMIT": 2,
+          "JOIN_WINDOW": 600, "READ_LIMIT": 5, "READ_WINDOW": 60, "BOT_LIMIT": 3, "BOT_WINDOW": 600}
 
 
-def test_creation_holds_its_rate_across_a_window_edge(serve) -> None:
+@pytest.fixture(scope="module")
+def limited(redis_server: RedisServer) -> Iterator[Gunicorn]:
+    """gunicorn (2 gthread workers, behind PROXY_COUNT=1 as `serve`'s) with the SHARED limits."""
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    env = {"ALCABOHNE_PROXY_COUNT": "1", **{f"ALCABOHNE_{k}": str(v) for k, v in SHARED.items()}}
+    with Gunicorn(redis_server.url, workers=2, threads=8, extra_env=env) as server:
+        yield server
+
+
+def test_creation_holds_its_rate_across_a_window_edge(limited) -> None:
     """One game, then a burst just before the window's edge and another just after it: a fixed window
     admitted both bursts (9 games in about a second for a limit of 5); a moving window admits one more
     game after the edge, as the first game leaves the window."""
-    window, limit = 4, 5
-    server = serve(CREATE_LIMIT=limit, CREATE_WINDOW=window)
+    window, limit = WINDOW, LIMIT
+    server = limited
     address = "198.51.100.150"
     first = time.monotonic()
     assert create(server.url, address).status_code == 201
@@ -72,8 +92,8 @@ def test_guessing_from_many_addresses_never_keeps_out_the_right_code(serve) -> N
     assert_rate_limited(join(server.url, "203.0.113.200", "ZZZZZZ"), 600)
 
 
-def test_code_checks_against_one_game_are_limited_per_game(serve) -> None:
-    server = serve(JOIN_LIMIT=100, JOIN_GAME_LIMIT=2, JOIN_WINDOW=600)
+def test_code_checks_against_one_game_are_limited_per_game(limited) -> None:
+    server = limited  # JOIN_LIMIT 100, JOIN_GAME_LIMIT 2 in 600 s
     game = create(server.url, "198.51.100.175", "duo").json()
     other = create(server.url, "198.51.100.175", "duo").json()
 
@@ -88,8 +108,8 @@ def test_code_checks_against_one_game_are_limited_per_game(serve) -> None:
     assert join(server.url, "198.51.100.176", game["join_code"]).status_code == 200
 
 
-def test_reads_are_limited_per_address(serve) -> None:
-    server = serve(READ_LIMIT=5, READ_WINDOW=60)
+def test_reads_are_limited_per_address(limited) -> None:
+    server = limited  # READ_LIMIT 5 in 60 s
     game = create(server.url, "198.51.100.180").json()
     url = f"{server.url}{API}/games/{game['game_id']}"
     reads = [url + "/events?since=1", url, url + "/events?since=1", url + "/record", url + "/events?since=1"]
@@ -101,8 +121,8 @@ def test_reads_are_limited_per_address(serve) -> None:
     assert requests.get(url, headers=as_from("203.0.113.51"), timeout=10).status_code == 200
 
 
-def test_the_computer_players_work_is_budgeted(serve) -> None:
-    server = serve(BOT_LIMIT=3, BOT_WINDOW=600)
+def test_the_computer_players_work_is_budgeted(limited) -> None:
+    server = limited  # BOT_LIMIT 3 in 600 s
     grant = requests.post(f"{server.url}{API}/games", json={"mode": "duo", "bot": "greedy"},
                           headers=as_from("198.51.100.190"), timeout=10).json()
     url, auth = f"{server.url}{API}/games/{grant['game_id']}", {"Authorization": f"Bearer {grant['token']}"}
