@@ -15,6 +15,7 @@ toolchain is pinned in tests/clients/python/requirements.txt and installed into 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import subprocess
@@ -35,6 +36,16 @@ def _run(args: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(args, cwd=HERE, capture_output=True, text=True, check=False, **kw)
 
 
+def _digest(*parts: bytes) -> str:
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()
+
+
+# The generated code and its check are kept with a stamp of everything they come from (the document, the
+# client's source, the pinned toolchain): a parallel test worker, or the next run, that finds the same
+# stamp skips generating and checking again; any change of an input does both again.
+STAMP = ".checked"
+
+
 @pytest.fixture(scope="module")
 def server():
     with ThreadServer(MemoryStore(), PUBLIC_URL="http://table.test") as live:
@@ -48,11 +59,17 @@ def compiled(server, tmp_path_factory) -> list[str]:
     with npm_installed(HERE, "openapi-fetch") as bin_dir:  # parallel test workers install and build once
         document = tmp_path_factory.mktemp("openapi") / "openapi.json"
         document.write_text(json.dumps(server.app.test_client().get("/api/v1/openapi.json").get_json()))
-        run = _run([*node, str(bin_dir / "openapi-typescript"), str(document), "-o", "schema.d.ts"],
-                   timeout=300)
-        assert run.returncode == 0, run.stdout + run.stderr
-        run = _run([*node, str(bin_dir / "tsc"), "-p", "tsconfig.json"], timeout=300)
-        assert run.returncode == 0, run.stdout + run.stderr
+        stamp = HERE / "build" / STAMP
+        inputs = _digest(document.read_bytes(), *(
+            (HERE / name).read_bytes() for name in ("play.ts", "tsconfig.json", "package-lock.json")))
+        if not (stamp.exists() and stamp.read_text() == inputs and (HERE / "schema.d.ts").exists()):
+            stamp.unlink(missing_ok=True)
+            run = _run([*node, str(bin_dir / "openapi-typescript"), str(document), "-o", "schema.d.ts"],
+                       timeout=300)
+            assert run.returncode == 0, run.stdout + run.stderr
+            run = _run([*node, str(bin_dir / "tsc"), "-p", "tsconfig.json"], timeout=300)
+            assert run.returncode == 0, run.stdout + run.stderr
+            stamp.write_text(inputs)
     return [*node, str(HERE / "build" / "play.js")]
 
 
@@ -99,14 +116,21 @@ def python_client(server, tmp_path_factory) -> list[str]:
             assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         document = tmp_path_factory.mktemp("openapi-py") / "openapi.json"
         document.write_text(json.dumps(server.app.test_client().get("/api/v1/openapi.json").get_json()))
-        generate = [str(venv / "bin" / "openapi-python-client"), "generate", "--path", str(document),
-                    "--meta", "none", "--overwrite", "--output-path", "alcabohne_client"]
-        run = subprocess.run(generate, cwd=PY, env=env, capture_output=True, text=True, timeout=300,
-                             check=False)
-        assert run.returncode == 0 and (PY / "alcabohne_client" / "client.py").exists(), run.stdout[-3000:]
-        run = subprocess.run([str(venv / "bin" / "mypy"), "--config-file", "mypy.ini", "play.py"], cwd=PY,
-                             env=env, capture_output=True, text=True, timeout=600, check=False)
-        assert run.returncode == 0, run.stdout[-3000:]
+        stamp = PY / "alcabohne_client" / STAMP
+        inputs = _digest(document.read_bytes(), *(
+            (PY / name).read_bytes() for name in ("play.py", "mypy.ini", "requirements.txt")))
+        if not stamp.exists() or stamp.read_text() != inputs:
+            generate = [str(venv / "bin" / "openapi-python-client"), "generate", "--path", str(document),
+                        "--meta", "none", "--overwrite", "--output-path", "alcabohne_client"]
+            run = subprocess.run(generate, cwd=PY, env=env, capture_output=True, text=True, timeout=300,
+                                 check=False)
+            generated = (PY / "alcabohne_client" / "client.py").exists()
+            assert run.returncode == 0 and generated, run.stdout[-3000:]
+            mypy = [str(venv / "bin" / "mypy"), "--config-file", "mypy.ini", "play.py"]
+            run = subprocess.run(mypy, cwd=PY, env=env, capture_output=True, text=True, timeout=600,
+                                 check=False)
+            assert run.returncode == 0, run.stdout[-3000:]
+            stamp.write_text(inputs)
     return [str(python), str(PY / "play.py")]
 
 
