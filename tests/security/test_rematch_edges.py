@@ -8,18 +8,34 @@ raced for counted against the create limit more than once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 import redis
 import requests
 
+from tests.live.servers import Gunicorn
+from tests.redis_server import RedisServer
 from tests.security.conftest import as_from
 from tests.security.hostile import bearer
 from tests.security.test_limits_rate import assert_rate_limited, create
 
 API = "/api/v1"
 HOME = "198.51.100.230"
+SPENT = "198.51.100.231"  # the address whose budget test_a_rematch_from_a_spent_address_makes_nothing spends
 DAY = 24 * 3600
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: RedisServer) -> Iterator[Gunicorn]:
+    """gunicorn (2 gthread workers, behind PROXY_COUNT=1) with 3 games created per address in 600 s; each
+    test creates from its own address."""
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    env = {"ALCABOHNE_PROXY_COUNT": "1", "ALCABOHNE_CREATE_LIMIT": "3", "ALCABOHNE_CREATE_WINDOW": "600"}
+    with Gunicorn(redis_server.url, workers=2, threads=8, extra_env=env) as running:
+        yield running
 
 
 def play_to_the_end(url: str, game_id: str, tokens: dict[int, str]) -> None:
@@ -40,8 +56,7 @@ def play_to_the_end(url: str, game_id: str, tokens: dict[int, str]) -> None:
             mine = answer.json()
 
 
-def test_racing_phones_get_one_rematch_counted_once_and_its_kept_seat_expires(serve, redis_server) -> None:
-    server = serve(CREATE_LIMIT=3, CREATE_WINDOW=600)
+def test_racing_phones_get_one_rematch_counted_once_and_its_kept_seat_expires(server, redis_server) -> None:
     headers = as_from(HOME)
     game_id, tokens = duo_game_from(server.url, HOME)  # one game created (1 of 3)
     play_to_the_end(server.url, game_id, tokens)
@@ -72,13 +87,13 @@ def test_racing_phones_get_one_rematch_counted_once_and_its_kept_seat_expires(se
         assert state and client.ttl(state[0]) > DAY
 
 
-def test_a_rematch_from_a_spent_address_makes_nothing(serve) -> None:
+def test_a_rematch_from_a_spent_address_makes_nothing(server) -> None:
     """Checked before the link is made: a refused call leaves no next game behind."""
-    server = serve(CREATE_LIMIT=1, CREATE_WINDOW=600)
-    game_id, tokens = duo_game_from(server.url, HOME)
+    game_id, tokens = duo_game_from(server.url, SPENT)  # 1 of 3
+    assert [create(server.url, SPENT).status_code for _ in range(2)] == [201, 201]  # 3 of 3: spent
     play_to_the_end(server.url, game_id, tokens)
     refused = requests.post(f"{server.url}{API}/games/{game_id}/rematch",
-                            headers={**bearer(tokens[0]), **as_from(HOME)}, timeout=10)
+                            headers={**bearer(tokens[0]), **as_from(SPENT)}, timeout=10)
     assert_rate_limited(refused, 600)
     assert requests.get(f"{server.url}{API}/games/{game_id}", timeout=10).json().get("rematch") is None
 
