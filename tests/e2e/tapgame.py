@@ -360,7 +360,7 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
     raise AssertionError("the game did not end")
 
 
-def finish_unwatched(base: str, game_id: str, tokens: list[str], pages: list) -> None:
+def finish_unwatched(base: str, game_id: str, tokens: list[str], pages: list, limit: int = 2000) -> None:
     """Play the rest of the game over HTTP (the greedy bot's moves, the moves without a choice included)
     while no page shows it, then open it again on every page at its end.
 
@@ -369,7 +369,7 @@ def finish_unwatched(base: str, game_id: str, tokens: list[str], pages: list) ->
     for p in pages:
         p.goto("about:blank")
     answer = None  # the mover's view, answered to the move
-    while True:
+    for _ in range(limit):
         g = answer or http(base, "GET", f"/games/{game_id}", token=tokens[0])
         if g["view"]["phase"] == "over":
             break
@@ -380,6 +380,8 @@ def finish_unwatched(base: str, game_id: str, tokens: list[str], pages: list) ->
         action = flow_move(view) or engine.bots.choose("greedy", view, mine["version"])
         answer = http(base, "POST", f"/games/{game_id}/actions",
                       {"action": action, "version": mine["version"]}, token=tokens[seat])
+    else:
+        raise AssertionError("the game did not end")
     for p in pages:
         p.goto(f"/#/g/{game_id}")
         p.wait_for_selector('.table[data-phase="over"]')
