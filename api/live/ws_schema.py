@@ -21,8 +21,10 @@ def _ref(name: str) -> str:
 # The objects the frames carry, in the same words as the OpenAPI document (engine.schemas): views,
 # actions, one schema per event type.
 DEFS = engine.schemas.components(_ref)
-for _secret in ("Position", "PositionPlayer"):  # a whole game with its secrets never travels on a socket
-    del DEFS[_secret]
+# A whole game with its secrets (a position) never travels on a socket.
+NOT_ON_SOCKETS = ("Position", "PositionPlayer")
+for _name in NOT_ON_SOCKETS:
+    del DEFS[_name]
 DEFS["FieldError"] = FIELD_ERROR_SCHEMA
 DEFS["SeatInfo"] = copy.deepcopy(SEAT_INFO_SCHEMA)
 
