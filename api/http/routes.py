@@ -154,7 +154,7 @@ def join_game(args):
 @blp.route("/games/<game_id:game_id>", methods=["GET"])
 @blp.response(200, GameSchema, description="The game as the caller may see it (no token: the table view).")
 @blp.doc(security=OPTIONAL_TOKEN)
-@problems("unknown_game", "bad_token")
+@problems("unknown_game", "bad_token", "rate_limited")
 def get_game(game_id):
     """Look at a game."""
     return _json(_service().get(game_id, _token(), _base_url()))
@@ -188,7 +188,7 @@ def post_action(headers, args, game_id):
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsSchema, description="The log after `since`, oldest first, redacted for the caller.")
 @blp.doc(security=OPTIONAL_TOKEN)
-@problems("invalid_request", "unknown_game", "bad_token")
+@problems("invalid_request", "unknown_game", "bad_token", "rate_limited")
 def get_events(args, game_id):
     """Read what happened since a version."""
     return _json(_service().events(game_id, _token(), args["since"]))
@@ -207,7 +207,7 @@ def get_hint(game_id):
 @blp.route("/games/<game_id:game_id>/record", methods=["GET"])
 @blp.response(200, RecordSchema, description="The finished game's record: seed, salt, every action and the "
               "result. Check it with `alcabohne verify RECORD.json`.")
-@problems("unknown_game", "game_not_over", "record_unavailable")
+@problems("unknown_game", "game_not_over", "record_unavailable", "rate_limited")
 def get_record(game_id):
     """Download the record of a finished game."""
     return _json(_service().record(game_id))

@@ -1449,6 +1449,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too Many Requests: code rate_limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Service Unavailable: code store_unavailable */
             503: {
                 headers: {
@@ -1661,6 +1672,17 @@ export interface operations {
             /** @description Request Entity Too Large: code payload_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: code rate_limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
@@ -1924,6 +1946,17 @@ export interface operations {
             /** @description Request Entity Too Large: code payload_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: code rate_limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };

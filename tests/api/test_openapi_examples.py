@@ -358,6 +358,16 @@ def _rematch_limited(ex: Recorder) -> None:
        f"POST {GAME}/rematch", path={"game_id": solo["game_id"]}, token=solo["token"], status=429)
 
 
+def _read_limited(ex: Recorder) -> None:
+    """The 429 of the reads, on a server that lets a client read one game a minute (the limit counts
+    before the route runs, so an unfinished game's record is refused by it too)."""
+    solo = ex.client.post(f"{API}/games", json={"mode": "solo"}).get_json()
+    assert ex.client.get(f"{API}/games/{solo['game_id']}").status_code == 200
+    for operation in (f"GET {GAME}", f"GET {GAME}/events", f"GET {GAME}/record"):
+        ex("rate_limited", "One read too many from this client: rate_limited", operation,
+           path={"game_id": solo["game_id"]}, status=429)
+
+
 def _down(ex: Recorder) -> None:
     """The 503 of every operation that reads the store, on a server whose store cannot be reached."""
     down = "The game store cannot be reached: store_unavailable"
@@ -407,6 +417,8 @@ def record() -> dict:
         _limited(Recorder(exchanges, make_app(MemoryStore(), **limits).test_client()))
         once = {"CREATE_LIMIT": 1, "CREATE_WINDOW": LIMIT_WINDOW}
         _rematch_limited(Recorder(exchanges, make_app(MemoryStore(), **once).test_client()))
+        reads = {"READ_LIMIT": 1, "READ_WINDOW": LIMIT_WINDOW}
+        _read_limited(Recorder(exchanges, make_app(MemoryStore(), **reads).test_client()))
         unreachable = RedisStore(DOWN)
         # Nothing listens there: every connection is refused at once, and redis-py's retries would only
         # wait out their backoff (0.1 + 0.2 s a request, the better part of this test) before the same 503.
