@@ -148,15 +148,19 @@ class RedisServer:
         self.remove()
 
 
-def replica_online(primary_port: int) -> bool:
+def replica_online(primary_port: int, caught_up: bool = False) -> bool:
     """Return True when the primary on `primary_port` counts a replica as online (as WAIT does; a
-    replica says its link is up a moment before its primary has its first acknowledgement)."""
+    replica says its link is up a moment before its primary has its first acknowledgement); with
+    `caught_up`, one that has acknowledged everything the primary wrote (after a replica was killed
+    and started again, the primary may still list the killed connection, behind, for a moment)."""
     import redis
 
     with redis.Redis(port=primary_port, decode_responses=True) as client:
         info = client.info("replication")
     replicas = [v for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)]
-    return any(replica.get("state") == "online" for replica in replicas)
+    return any(replica.get("state") == "online"
+               and (not caught_up or int(replica.get("offset", -1)) >= info["master_repl_offset"])
+               for replica in replicas)
 
 
 def terminate(proc: subprocess.Popen, grace: float = 10) -> None:

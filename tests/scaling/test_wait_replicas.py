@@ -37,7 +37,7 @@ def test_an_unconfirmed_commit_is_outcome_unknown_and_its_key_settles_it(monkeyp
                 # Refused commits write nothing and wait for nothing.
                 assert store.commit("g1", 2, "x", ttl=600).status == "conflict"
                 replica.start()
-                _wait_for(lambda: replica_online(primary.port), "sync")
+                _wait_for(lambda: replica_online(primary.port, caught_up=True), "sync")
                 with redis.Redis(port=replica.port, decode_responses=True) as client:
                     again = store.commit("g1", 2, "v3", ttl=600, idem_key="b", fingerprint="f")
                     assert again == CommitResult("duplicate", 3)
