@@ -9,6 +9,7 @@ and the server sees each as its own client (`session_from`).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -32,6 +33,20 @@ def redis_server() -> Iterator[RedisServer]:
         server.remove()
 
 
+def _env(settings: dict) -> dict[str, str]:
+    return {"ALCABOHNE_PROXY_COUNT": "1", **{f"ALCABOHNE_{k}": str(v) for k, v in settings.items()}}
+
+
+@contextlib.contextmanager
+def serving(redis_server: RedisServer, settings: dict) -> Iterator[Gunicorn]:
+    """gunicorn (2 gthread workers, behind PROXY_COUNT=1 as `serve`'s) on the flushed private Redis with
+    `settings` (ALCABOHNE_ names without the prefix): a server a whole module's tests share."""
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    with Gunicorn(redis_server.url, workers=2, threads=8, extra_env=_env(settings)) as server:
+        yield server
+
+
 @pytest.fixture
 def serve(redis_server: RedisServer) -> Iterator[Callable[..., Gunicorn]]:
     """Start gunicorn (2 gthread workers) on the flushed private Redis with `env` settings."""
@@ -40,8 +55,7 @@ def serve(redis_server: RedisServer) -> Iterator[Callable[..., Gunicorn]]:
     started: list[Gunicorn] = []
 
     def start(workers: int = 2, threads: int = 8, **env: str) -> Gunicorn:
-        settings = {"ALCABOHNE_PROXY_COUNT": "1", **{f"ALCABOHNE_{k}": str(v) for k, v in env.items()}}
-        server = Gunicorn(redis_server.url, workers=workers, threads=threads, extra_env=settings)
+        server = Gunicorn(redis_server.url, workers=workers, threads=threads, extra_env=_env(env))
         started.append(server)
         server.start()
         return server

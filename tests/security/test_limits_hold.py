@@ -15,12 +15,11 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import redis
 import requests
 
 from tests.live.servers import Gunicorn
 from tests.redis_server import RedisServer
-from tests.security.conftest import as_from
+from tests.security.conftest import as_from, serving
 from tests.security.test_limits_rate import assert_rate_limited, create, join
 
 API = "/api/v1"
@@ -33,11 +32,8 @@ SHARED = {"CREATE_LIMIT": LIMIT, "CREATE_WINDOW": WINDOW, "JOIN_LIMIT": 100, "JO
 
 @pytest.fixture(scope="module")
 def limited(redis_server: RedisServer) -> Iterator[Gunicorn]:
-    """gunicorn (2 gthread workers, behind PROXY_COUNT=1 as `serve`'s) with the SHARED limits."""
-    with redis.Redis.from_url(redis_server.url) as client:
-        client.flushall()
-    env = {"ALCABOHNE_PROXY_COUNT": "1", **{f"ALCABOHNE_{k}": str(v) for k, v in SHARED.items()}}
-    with Gunicorn(redis_server.url, workers=2, threads=8, extra_env=env) as server:
+    """The module's server, with the SHARED limits."""
+    with serving(redis_server, SHARED) as server:
         yield server
 
 

@@ -21,7 +21,7 @@ import simple_websocket
 
 from tests.live.servers import Gunicorn
 from tests.redis_server import RedisServer
-from tests.security.conftest import as_from
+from tests.security.conftest import as_from, serving
 
 API = "/api/v1"
 # The limits of the module's shared server (`limited`): each test counts only its own addresses and
@@ -34,11 +34,8 @@ SHARED = {"CREATE_LIMIT": 2, "CREATE_WINDOW": 600, "MOVE_LIMIT": 4, "MOVE_WINDOW
 
 @pytest.fixture(scope="module")
 def limited(redis_server: RedisServer) -> Iterator[Gunicorn]:
-    """gunicorn (2 gthread workers, behind PROXY_COUNT=1 as `serve`'s) with the SHARED limits."""
-    with redis.Redis.from_url(redis_server.url) as client:
-        client.flushall()
-    env = {"ALCABOHNE_PROXY_COUNT": "1", **{f"ALCABOHNE_{k}": str(v) for k, v in SHARED.items()}}
-    with Gunicorn(redis_server.url, workers=2, threads=8, extra_env=env) as server:
+    """The module's server, with the SHARED limits."""
+    with serving(redis_server, SHARED) as server:
         yield server
 
 

@@ -17,7 +17,7 @@ import requests
 
 from tests.live.servers import Gunicorn
 from tests.redis_server import RedisServer
-from tests.security.conftest import as_from
+from tests.security.conftest import as_from, serving
 from tests.security.hostile import bearer
 from tests.security.test_limits_rate import assert_rate_limited, create
 
@@ -31,10 +31,7 @@ DAY = 24 * 3600
 def server(redis_server: RedisServer) -> Iterator[Gunicorn]:
     """gunicorn (2 gthread workers, behind PROXY_COUNT=1) with 3 games created per address in 600 s; each
     test creates from its own address."""
-    with redis.Redis.from_url(redis_server.url) as client:
-        client.flushall()
-    env = {"ALCABOHNE_PROXY_COUNT": "1", "ALCABOHNE_CREATE_LIMIT": "3", "ALCABOHNE_CREATE_WINDOW": "600"}
-    with Gunicorn(redis_server.url, workers=2, threads=8, extra_env=env) as running:
+    with serving(redis_server, {"CREATE_LIMIT": 3, "CREATE_WINDOW": 600}) as running:
         yield running
 
 
