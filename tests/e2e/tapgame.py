@@ -65,6 +65,19 @@ def following_the_hint(real):
     return choose
 
 
+def duo_table(base: str, phone, monkeypatch, table: str) -> tuple[str, list[str], list]:
+    """The pinned duo game on two phones (`phone(name)` makes one) whose moves are the greedy bot's
+    (`table` "greedy") or the app's hint ("hint"); return (game id, tokens, [seat 0's page, seat 1's])."""
+    pin_seed(monkeypatch)
+    if table == "hint":
+        monkeypatch.setattr(engine.bots, "choose", following_the_hint(engine.bots.choose))
+    game_id, tokens = new_duo(base)
+    pages = [phone("seat0"), phone("seat1")]
+    for seat, page in enumerate(pages):
+        open_seat(page, game_id, seat, tokens[seat])
+    return game_id, tokens, pages
+
+
 def offers_of_the_waiting_phone(a, b, offers: list, keep: int = 3):
     """A `decision` for play() on two phones a, b: note the other phone's notification offer (OFFER)."""
 

@@ -11,7 +11,6 @@ import statistics
 
 import pytest
 
-import engine.bots
 from tests.e2e import tapgame
 
 TURNS = 12  # about a third of the game: every phase, leftovers and harvests that pay nothing included
@@ -23,13 +22,7 @@ TOTAL_MAX = {"greedy": 104, "hint": 97}
 
 @pytest.mark.parametrize("table", ["greedy", "hint"])
 def test_taps_per_turn_of_the_first_turns(phone, server, monkeypatch, table):
-    tapgame.pin_seed(monkeypatch)
-    if table == "hint":
-        monkeypatch.setattr(engine.bots, "choose", tapgame.following_the_hint(engine.bots.choose))
-    game_id, tokens = tapgame.new_duo(server)
-    a, b = phone("seat0"), phone("seat1")
-    tapgame.open_seat(a, game_id, 0, tokens[0])
-    tapgame.open_seat(b, game_id, 1, tokens[1])
+    game_id, tokens, (a, b) = tapgame.duo_table(server, phone, monkeypatch, table)
     offers = []
     waiting = tapgame.offers_of_the_waiting_phone(a, b, offers)
     meter = tapgame.play(server, game_id, tokens, [a, b], decision=waiting, turns=TURNS)

@@ -34,7 +34,6 @@ sys.path.insert(0, str(ROOT))
 
 from werkzeug.serving import make_server  # noqa: E402
 
-import engine.bots  # noqa: E402
 from api import close as close_app  # noqa: E402
 from api import create_app  # noqa: E402
 from api.store import open_store  # noqa: E402
@@ -74,13 +73,7 @@ def measure(browser, base: str, table: str) -> dict:
         return ctx.new_page()
 
     with pytest.MonkeyPatch.context() as mp:
-        tapgame.pin_seed(mp)
-        if table == "hint":
-            mp.setattr(engine.bots, "choose", tapgame.following_the_hint(engine.bots.choose))
-        game_id, tokens = tapgame.new_duo(base)
-        a, b = phone("seat0"), phone("seat1")
-        tapgame.open_seat(a, game_id, 0, tokens[0])
-        tapgame.open_seat(b, game_id, 1, tokens[1])
+        game_id, tokens, (a, b) = tapgame.duo_table(base, phone, mp, table)
         offers: list = []
         t0 = time.perf_counter()
         waiting = tapgame.offers_of_the_waiting_phone(a, b, offers)
