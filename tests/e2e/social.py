@@ -45,24 +45,40 @@ def call(server: str, method: str, path: str, token: str | None = None, body=Non
         return err.code, json.loads(err.read() or b"null")
 
 
+def moves_over_http(server: str, gid: str, tokens: dict[int, str], pick, limit: int) -> dict:
+    """Make up to `limit` moves over the API, each `pick(legal)`, or fewer if the game ends; return the
+    last answer. While the same seat moves on, one request a move (the answer is the mover's view); the
+    computer's moves are made by the server before it answers."""
+    answer = None
+    for _ in range(limit):
+        if answer is None or answer["view"]["active"] != answer["view"]["seat"]:
+            status, public = call(server, "GET", f"/games/{gid}")
+            assert status == 200, public
+            if public["view"]["phase"] == "over":
+                return public
+            status, answer = call(server, "GET", f"/games/{gid}", tokens[public["view"]["active"]])
+            assert status == 200, answer
+        view = answer["view"]
+        if view["phase"] == "over":
+            return answer
+        assert view["legal_actions"], "the active seat must have a move"
+        status, answer = call(server, "POST", f"/games/{gid}/actions", tokens[view["active"]],
+                              {"action": pick(view["legal_actions"]), "version": answer["version"]})
+        assert status == 200, answer
+    return answer
+
+
 def play_to_end(server: str, gid: str, tokens: dict[int, str], seed: int = 0, limit: int = 5000) -> dict:
     """Play game `gid` to its end through the HTTP API, a random legal move at a time (ending a phase
     whenever that is allowed, so the deck runs out fast). Returns the final public answer."""
     rng = random.Random(seed)
-    for _ in range(limit):
-        status, public = call(server, "GET", f"/games/{gid}")
-        assert status == 200, public
-        view = public["view"]
-        if view["phase"] == "over":
-            return public
-        seat = view["active"]
-        status, mine = call(server, "GET", f"/games/{gid}", tokens[seat])
-        assert status == 200, mine
-        legal = mine["view"]["legal_actions"]
-        assert legal, "the active seat must have a move"
+
+    def pick(legal):
         ends = [a for a in legal if a["type"] == "end_phase"]
-        action = ends[0] if ends and rng.random() < 0.8 else rng.choice(legal)
-        status, answer = call(server, "POST", f"/games/{gid}/actions", tokens[seat],
-                              {"action": action, "version": mine["version"]})
-        assert status == 200, answer
-    raise AssertionError(f"game {gid} not over after {limit} moves")
+        return ends[0] if ends and rng.random() < 0.8 else rng.choice(legal)
+
+    last = moves_over_http(server, gid, tokens, pick, limit)
+    assert last["view"]["phase"] == "over", f"game {gid} not over after {limit} moves"
+    status, public = call(server, "GET", f"/games/{gid}")
+    assert status == 200, public
+    return public

@@ -4,7 +4,9 @@ the rematch joined with one tap on the other phone, and the end overlay with its
 Games are brought to their end through the HTTP API with the tokens the phones hold (tests/e2e/social.py)
 while the phones sit on their start screens (a phone showing the game would make its forced moves
 itself, racing the driver); they come back to the finished game as a player does after a break. The
-table screen stays on the game all along and sees the end live.
+table screen, too, is opened on the finished game (a page following every version only slows the game
+down; the end reaching phones and the table screen live is tests/e2e/test_game_end.py's). What comes
+after the end reaches the other screens live: the rematch offer on the other phone and the table screen.
 """
 
 from __future__ import annotations
@@ -425,12 +427,11 @@ def check_breakdown(page, result: dict, mode: str) -> None:
 
 def test_rematch_joined_with_one_tap_on_the_other_phone(phone, server):
     a, b, gid = duo_pair(phone, "Anna", "Ben")
-    tablet = phone("tablet-end", viewport=TABLET)
-    tablet.goto(f"/#watch={gid}")
-    tablet.wait_for_selector(".table")
     tokens = seat_tokens(a, b, gid)
     final = finish(server, gid, [a, b], seed=7)
     result = final["view"]["result"]
+    tablet = phone("tablet-end", viewport=TABLET)
+    tablet.goto(f"/#watch={gid}")
     for page in (a, b, tablet):
         page.wait_for_selector(".end-overlay .end .winner", timeout=LIVE)
         check_breakdown(page, result, "duo")
