@@ -29,8 +29,10 @@ PICK = """() => {
   const sel = (el) => el.dataset.act ? `[data-act="${el.dataset.act}"]` : `[data-pick="${el.dataset.pick}"]`;
   const picked = first('.pick.on');
   if (picked) {
+    // A field may offer "harvest + plant" for the picked bundle when it can go nowhere else.
     const dest = first('[data-act^="plant_display"], [data-act^="give_display"], '
-      + '[data-act^="discard_display"], [data-act^="give_hand"]');
+      + '[data-act^="discard_display"], [data-act^="give_hand"], '
+      + '[data-act^="harvest"][data-act*="+plant_display"]');
     if (dest) return sel(dest);
   }
   for (const s of ['[data-act="end_phase"]', '[data-act^="plant_hand"]', '[data-act^="pay"]',
