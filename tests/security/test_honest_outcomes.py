@@ -1,6 +1,6 @@
 """A move made while Redis is frozen (SIGSTOP) is answered honestly (issue 18, finding 4).
 
-The server's store times out after 2 s here (socket_timeout in the store URL) and sends a commit
+The server's store times out after 1.5 s here (socket_timeout in the store URL) and sends a commit
 again on a new connection while within two timeouts of the first copy (connecting waits too). Every
 copy reaches the frozen server's socket, so when it wakes up it runs them all, in order: the first
 applies the move, the later ones meet a version that has moved on.
@@ -28,12 +28,15 @@ from tests.live.servers import Gunicorn
 from tests.redis_server import RedisServer
 from tests.security.hostile import bearer
 
-STORE_TIMEOUT = 2  # seconds per attempt; no new copy after 2 x 2 s
-SHORT_FREEZE = 5.0  # past the first attempt, before the last one gives up
+STORE_TIMEOUT = 1.5  # seconds per attempt; no new copy after 2 x 1.5 s
+# Past the first attempt (its timeout sends the second copy), before the last one gives up: that is at
+# two timeouts when the second copy goes on a pooled connection, later when it opens one (connecting
+# waits too).
+SHORT_FREEZE = 1.5 * STORE_TIMEOUT
 # Past every attempt: the store stays frozen until the answer came (an answer given while it is frozen
 # comes after every attempt gave up), then wakes at once.
 LONG_FREEZE = None
-ANSWER_WITHIN = 60.0  # seconds: a bound for the frozen-store answer, far above the 2 x 2 s of attempts
+ANSWER_WITHIN = 60.0  # seconds: a bound for the frozen-store answer, far above every attempt's wait
 
 
 @pytest.fixture(scope="module")
