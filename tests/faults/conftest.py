@@ -2,7 +2,9 @@
 
 The Redis comes from tests/redis_server.py (fsync on every write); each test sets it to
 `appendfsync everysec` like deploy/redis.conf, so a Redis killed mid-game is tested with the production
-setting. Every server started here is stopped at teardown.
+setting. The module's tests share one Redis and one gunicorn (each fault leaves them serving again: a
+killed worker is replaced, a restarted server or Redis is up again before the test ends; every test
+plays games of its own). Every server started here is stopped at teardown.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ def production_fsync(server: RedisServer) -> None:
         client.config_set("appendfsync", "everysec")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def redis_server() -> Iterator[RedisServer]:
-    """A private redis-server for one test (it may be killed and restarted by the test)."""
+    """A private redis-server for the module (a test may kill and restart it)."""
     require_redis_server()
     server = RedisServer()
     try:
@@ -37,7 +39,7 @@ def redis_server() -> Iterator[RedisServer]:
         server.remove()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server(redis_server: RedisServer) -> Iterator[Gunicorn]:
     """gunicorn, 2 gthread workers, on the private Redis; stopped afterwards."""
     # Every game is joined from this one address: lift the join-code guard (10 a minute).

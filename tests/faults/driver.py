@@ -281,9 +281,12 @@ class Game:
         for seat, watcher in self.watchers.items():
             watcher.wait_for(self.version, converge_within)
             self.final[seat] = watcher.version
-            watcher.close()
+        self.close()
 
     def close(self) -> None:
+        # Every watcher told first, then joined: each notices within one read slice, all at once.
+        for watcher in self.watchers.values():
+            watcher.stop = True
         for watcher in self.watchers.values():
             watcher.close()
 
@@ -372,6 +375,9 @@ def verify(games: list[Game], store, *, converge_within: float = 20.0) -> list[s
                 if held != version:
                     problems.append(f"{game.game_id}: seat {seat}'s socket holds v{held}, not v{version}")
     finally:
+        for game in games:  # every watcher told first, then joined (see Game.close)
+            for watcher in game.watchers.values():
+                watcher.stop = True
         for game in games:
             game.close()
     return problems

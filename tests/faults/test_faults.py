@@ -21,10 +21,10 @@ pytestmark = [pytest.mark.faults, pytest.mark.redis, pytest.mark.timeout(120)]
 
 GAMES = 6
 # Seconds of play before the fault: every game has acknowledged some dozens of moves by then.
-FAULT_AT = 1.5
+FAULT_AT = 1.0
 # Moves each game going after a fault makes before the load stops (the tests' `seconds` are only a bound):
-# about a third of a game (some 300 moves), enough to show every game came through the fault.
-AFTER = 100
+# some dozens of moves (a game has some 400), enough to show every game came through the fault.
+AFTER = 40
 # Without a fault: play until each of the first games ended (every game is shorter than this).
 WHOLE_GAMES = 10_000
 # Seconds Redis stays down in the restart test.
