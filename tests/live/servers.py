@@ -78,7 +78,10 @@ class ThreadServer:
         self.app = watch_problems(create_app({"STORE": store, **config}))
         self._server = make_server("127.0.0.1", 0, self.app, threaded=True)
         self.url = f"http://127.0.0.1:{self._server.server_port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, name="live-werkzeug", daemon=True)
+        # shutdown() waits for serve_forever to look at its flag, once per poll interval (0.5 s by default):
+        # a short one ends every test's server at once.
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
+                                        name="live-werkzeug", daemon=True)
 
     def __enter__(self) -> ThreadServer:
         self._thread.start()
