@@ -88,9 +88,11 @@ def test_the_rematch_frame_reaches_sockets_on_every_worker(server: Gunicorn) -> 
     """gunicorn with 2 workers on Redis: the worker that links the rematch pushes to its own sockets,
     the other worker's sockets hear of it through the store's nudge."""
     http = HttpApi(server.url)
-    grant = http.call("POST", "/games", {"mode": "solo", "name": "Ann"})
+    # The tutorial: a solo game that ends within some dozens of moves; each answer carries the seat's
+    # new view, nothing to read in between.
+    grant = http.call("POST", "/games", {"mode": "solo", "name": "Ann", "tutorial": True})
     game_id, token = grant["game_id"], grant["token"]
-    game = grant  # a solo game: each answer carries the seat's new view, nothing to read in between
+    game = grant
     while game["view"]["phase"] != "over":
         game = http.act(game_id, token, game["view"]["legal_actions"][0], game["version"])
     opened: list[LiveSocket] = []
