@@ -98,7 +98,7 @@ def _key(action):
 
 # too_slow only measures data generation, which a loaded CI machine may slow down
 @pytest.mark.slow
-@settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
 @given(pos=positions())
 def test_random_positions_follow_the_rule_model(pos):
     state = engine.from_position(copy.deepcopy(pos))
