@@ -165,6 +165,10 @@ def phone(browser, server):
     """A factory of phone-sized pages (each its own context: its own localStorage, like a device).
 
     Console errors (CSP violations included) and uncaught exceptions fail the test (`page_errors`).
+
+    The service worker is blocked unless a test asks for it (`service_workers="allow"`): installing it
+    fetches every file of the app shell once more in each new context, while a test's pages are loaded
+    from the network anyway (the offline start and the notifications are the tests that need it).
     """
     contexts = []
 
@@ -172,6 +176,7 @@ def phone(browser, server):
         motion = options.pop("reduced_motion", "reduce")
         ctx = browser._real.new_context(viewport=options.pop("viewport", PHONE), device_scale_factor=1,
                                         has_touch=True, reduced_motion=motion,
+                                        service_workers=options.pop("service_workers", "block"),
                                         locale=options.pop("locale", "en-US"), base_url=server, **options)
         ctx.set_default_timeout(10000)
         contexts.append(ctx)

@@ -64,7 +64,7 @@ def test_keyboard_play_and_hiding_the_hand(phone):
 
 
 def test_app_shell_opens_offline_after_one_visit(phone):
-    page = phone("offline-shell")
+    page = phone("offline-shell", service_workers="allow")
     page.goto("/")
     page.wait_for_selector("[data-new=solo]")
     page.evaluate("async () => { await navigator.serviceWorker.ready; }")
