@@ -409,7 +409,7 @@ def test_a_background_page_gets_a_notification_at_its_turn(phone):
     """The waiting phone's page goes to the background (its visibility is switched to hidden, as when
     the player switches apps); when the other player ends the turn, the service worker shows a
     notification. A visible page gets none: the badge and the banner are enough there."""
-    a, b, _ = start_duo(phone, permissions=["notifications"])
+    a, b, _ = start_duo(phone, permissions=["notifications"], service_workers="allow")
     player, waiter = whose(a, b)
     for page in (a, b):
         page.evaluate("async () => { await navigator.serviceWorker.ready; }")
@@ -460,8 +460,11 @@ def test_replaying_the_events_reaches_every_server_view(phone, server):
     j = _api(server, "POST", "/games/join", body={"code": g["join_code"]})
     gid, tokens = g["game_id"], {0: g["token"], 1: j["token"]}
     rnd = random.Random(16)
-    pairs = {0: [], 1: []}
+    # Every version's view for each seat: the mover's is the answer to its move, the other seat's is read.
+    seen = {0: [], 1: []}
     views = {s: _api(server, "GET", f"/games/{gid}", tokens[s]) for s in (0, 1)}
+    for s in (0, 1):
+        seen[s].append(views[s])
     for n in range(1500):
         cur = views[0]
         active = cur["view"]["active"]
@@ -470,15 +473,21 @@ def test_replaying_the_events_reaches_every_server_view(phone, server):
             break
         ends = [a for a in legal if a["type"] == "end_phase"]
         action = ends[0] if ends and rnd.random() < 0.4 else rnd.choice(legal)  # a game of ~100 turns
-        _api(server, "POST", f"/games/{gid}/actions", tokens[active],
-             {"action": action, "version": cur["version"]}, key=f"replay-{n}")
+        views[active] = _api(server, "POST", f"/games/{gid}/actions", tokens[active],
+                             {"action": action, "version": cur["version"]}, key=f"replay-{n}")
+        views[1 - active] = _api(server, "GET", f"/games/{gid}", tokens[1 - active])
+        assert views[0]["version"] == views[1]["version"] == cur["version"] + 1
         for s in (0, 1):
-            new = _api(server, "GET", f"/games/{gid}", tokens[s])
-            log = _api(server, "GET", f"/games/{gid}/events?since={views[s]['version']}", tokens[s])["log"]
-            events = [e for entry in log for e in entry["events"]]
-            pairs[s].append([views[s]["view"], events, {k: new["view"].get(k) for k in SHOWN}])
-            views[s] = new
+            seen[s].append(views[s])
     assert views[0]["view"]["phase"] == "over", "the game should be played to its end"
+    # Each version's events as the seat receives them (its whole log, read once at the end).
+    pairs = {0: [], 1: []}
+    for s in (0, 1):
+        log = _api(server, "GET", f"/games/{gid}/events?since={seen[s][0]['version']}", tokens[s])["log"]
+        for old, new in zip(seen[s], seen[s][1:], strict=False):
+            events = [e for entry in log if old["version"] < entry["version"] <= new["version"]
+                      for e in entry["events"]]
+            pairs[s].append([old["view"], events, {k: new["view"].get(k) for k in SHOWN}])
     for s in (0, 1):
         bad = page.evaluate("""async (pairs) => {
           const { step } = await import('/js/replay.js');
