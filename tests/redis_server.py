@@ -358,8 +358,10 @@ class SentinelSet(_Launched):
         return port
 
     def remove(self) -> None:
+        for proc in self._procs:  # a Sentinel keeps nothing worth a clean exit: its dir goes below
+            proc.kill()
         for proc in self._procs:
-            terminate(proc)
+            proc.wait()
         self._procs.clear()
         for server in self.servers:
             # The data goes anyway: SIGTERM may be refused while a replica writes its first AOF after a
