@@ -7,6 +7,7 @@
 
 import { ApiError, Connection, NetworkError, uuid } from './client.js';
 import * as store from './store.js';
+import { actKey } from './targets.js';
 
 const POLL_MS = 3000; // only while the socket is down
 
@@ -306,11 +307,14 @@ export class GameSync {
 
   // ------------------------------------------------------------------ writing
 
-  /** Send one move (the caller checks that the table takes moves now). */
+  /** Send one move (the caller checks that the table takes moves now). A move with `then` (a harvest
+   * that makes room, targets.js harvestThenPlant) is two: the second is sent after the first's answer,
+   * and only if that answer lists it among the legal actions. */
   act(action) {
     if (this.s.pending || this.watch) return;
     this.s.notice = null;
-    const p = { key: uuid(), action, version: this.s.version, seat: this.s.seat };
+    const { then = null, ...move } = action;
+    const p = { key: uuid(), action: move, then, version: this.s.version, seat: this.s.seat };
     this.s.pending = p;
     store.setPending(this.id, p);
     this.onChange();
@@ -352,6 +356,11 @@ export class GameSync {
     this.clearPending();
     this.ok();
     this.take(r.version, r.view, r.events || [], true);
+    const next = p.then && actKey({ ...p.then, then: undefined }); // the next move, without the rest
+    if (next && this.s.version === r.version && this.s.seat === p.seat
+        && (this.s.view.legal_actions || []).some((a) => actKey(a) === next)) {
+      this.act(p.then);
+    }
   }
 
   clearPending() {

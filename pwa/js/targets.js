@@ -2,8 +2,10 @@
 // exists only because the server listed an action for it. Two-part moves (a bundle or a hand card, then
 // where it goes) use a selection; everything else is one tap on the thing it concerns.
 
-/** A stable string for an action: used as a key and as `data-act` for tests and keyboard focus. */
+/** A stable string for an action: used as a key and as `data-act` for tests and keyboard focus. A
+ * harvest that makes room for a planting (`then`, see harvestThenPlant) is `harvest:1+plant_hand:1`. */
 export function actKey(a) {
+  if (a.then) return `${actKey({ ...a, then: undefined })}+${actKey(a.then)}`;
   switch (a.type) {
     case 'harvest': case 'pay': case 'plant_hand': return `${a.type}:${a.field}`;
     case 'plant_display': return `${a.type}:${a.bean}:${a.field}`;
@@ -17,8 +19,9 @@ export function actKey(a) {
 /**
  * @param {object[]} legal  view.legal_actions
  * @param {null|{kind:'bundle',bean:string}|{kind:'hand',index:number}} sel
+ * @param {object} [view]  the seat's view: with it, a field also offers "harvest + plant" (harvestThenPlant)
  */
-export function targets(legal, sel) {
+export function targets(legal, sel, view = null) {
   const t = { fields: {}, bosses: {}, discard: [], buttons: [], bundles: new Set(), hand: new Set() };
   const add = (map, k, a) => { (map[k] = map[k] || []).push(a); };
   for (const a of legal) {
@@ -46,13 +49,55 @@ export function targets(legal, sel) {
         t.buttons.push(a); // end_phase, buy_field
     }
   }
+  if (view) {
+    const rest = throwTheRestAway(view, legal);
+    if (rest) t.buttons.push(rest);
+    // A bundle that can go nowhere now but onto a field a harvest makes room on can be picked too.
+    for (const b of view.display || []) {
+      if (!t.bundles.has(b) && Object.keys(harvestThenPlant(view, legal, { kind: 'bundle', bean: b })).length) {
+        t.bundles.add(b);
+      }
+    }
+    for (const [field, a] of Object.entries(harvestThenPlant(view, legal, sel))) add(t.fields, field, a);
+  }
   return t;
 }
 
-/** Keep a selection only while it still names something selectable. */
-export function validSelection(legal, sel) {
+/**
+ * "Harvest + plant": one tap on a field that makes room by harvesting it and then plants there. What
+ * would be planted is the front card while planting, or the selected display bundle; it is offered
+ * only while that bean has nowhere to go (the server lists no planting of it: none of your fields grows
+ * it, and none is empty), on each field of yours the server lets you harvest. This is a guess about
+ * the next move, not a rule: the client sends the harvest, and the planting only if the server's
+ * answer then lists it (sync.js act).
+ * Returns {field: harvest action with `then`, the planting}.
+ */
+export function harvestThenPlant(view, legal, sel) {
+  const me = view.players[view.seat];
+  if (!me || !me.fields) return {};
+  let bean = null;
+  let plant = null;
+  if (view.phase === 'plant' && me.hand && me.hand.length && view.planted < 2) {
+    bean = me.hand[0];
+    plant = (field) => ({ type: 'plant_hand', field });
+  } else if ((view.phase === 'leftovers' || view.phase === 'use') && sel && sel.kind === 'bundle') {
+    bean = sel.bean;
+    plant = (field) => ({ type: 'plant_display', bean, field });
+  }
+  if (!bean) return {};
+  const type = plant(0).type;
+  if (legal.some((a) => a.type === type && (type === 'plant_hand' || a.bean === bean))) return {};
+  const out = {};
+  for (const a of legal) {
+    if (a.type === 'harvest') out[a.field] = { ...a, then: plant(a.field) };
+  }
+  return out;
+}
+
+/** Keep a selection only while it still names something selectable (`view` as for targets). */
+export function validSelection(legal, sel, view = null) {
   if (!sel) return null;
-  const t = targets(legal, null);
+  const t = targets(legal, null, view);
   if (sel.kind === 'bundle' && t.bundles.has(sel.bean)) return sel;
   if (sel.kind === 'hand' && t.hand.has(sel.index)) return sel;
   return null;
@@ -67,4 +112,19 @@ export function bundles(display) {
     else out.push({ bean: b, count: 1 });
   }
   return out;
+}
+
+/**
+ * "Discard the rest": while dealing with the other player's leftovers, one tap for "nothing more
+ * to do" that throws every bundle still in the display onto the discard pile, in the order they
+ * came, so the last one lies on top (throwing them one by one chooses another order). Offered with two
+ * bundles or more, when the server lets each be thrown away now. The throws are sent one after
+ * another, each only if the answer to the one before lists it (sync.js act). Returns the chain or null.
+ */
+export function throwTheRestAway(view, legal) {
+  if (view.phase !== 'leftovers') return null;
+  const beans = bundles(view.display || []).map((b) => b.bean);
+  const throws = beans.map((bean) => legal.find((a) => a.type === 'discard_display' && a.bean === bean));
+  if (beans.length < 2 || throws.some((a) => !a)) return null;
+  return throws.reduceRight((then, a) => (then ? { ...a, then } : { ...a }), null);
 }

@@ -14,12 +14,14 @@ before each tap, so a test can assert where things are.
 from __future__ import annotations
 
 import json
+import random
 import secrets
 import statistics
 import urllib.error
 import urllib.request
 
 import engine
+from engine.bots.knowledge import determinize
 
 SEED = 4242  # a duo game of ordinary length (about 40 turns)
 # Inside the viewport and not covered (a fixed bar over it would take the tap): tappable as it is.
@@ -188,6 +190,8 @@ class Meter:
                 "taps_by_kind": {k: sum(t.get(k, 0) for t in self.turns)
                                  for k in ("act", "pick", "confirm", "away")},
                 "scrolls_median": statistics.median(scrolls) if scrolls else 0,
+                "harvest_and_plant": sum(t.get("combo", 0) for t in self.turns),
+                "discard_the_rest": sum(t.get("rest", 0) for t in self.turns),
                 # Turns that began with the "While you were away" summary, and the fewest of its lines
                 # readable at such a turn's first decision.
                 "away_shown": len(lines),
@@ -214,6 +218,7 @@ def tap(page, selector: str, turn: dict, check=None) -> None:
             turn["scrolls"] += 1
             page.locator(selector).scroll_into_view_if_needed()
     page.click(selector)
+    turn.setdefault("log", []).append(selector)
     turn["taps"] += 1
     kind = "confirm" if "confirm" in selector else "pick" if "data-pick" in selector else "act"
     turn[kind] = turn.get(kind, 0) + 1
@@ -286,6 +291,57 @@ def flow_move(view: dict) -> dict | None:
     return None
 
 
+def offers_harvest_then_plant(view: dict, plant: dict) -> bool:
+    """Whether the phone offers "harvest + plant" for `plant` (pwa/js/targets.js harvestThenPlant): the
+    bean (the front card while planting, a display bundle while dealing with the display) has nowhere
+    to go now (and the harvest is legal: then_plant asks only about a harvest the table makes).
+    A copy, checked against the page wherever play() relies on it."""
+    me = view["players"][view["active"]]
+    if plant["type"] == "plant_hand" and (view["phase"] != "plant" or view["planted"] >= 2):
+        return False
+    if plant["type"] == "plant_display" and view["phase"] not in ("leftovers", "use"):
+        return False
+    if plant.get("bean") is None and not me["hand"]:
+        return False
+    return not any(a["type"] == plant["type"] and a.get("bean") == plant.get("bean")
+                   for a in view["legal_actions"])
+
+
+def then_plant(view: dict, action: dict, version: int) -> dict | None:
+    """The table's next move after the harvest `action` when it plants onto the harvested field (the
+    phone's "harvest + plant" makes both with one tap), else None: the move engine.bots.choose makes at
+    the seat's view after the harvest, found by applying the harvest to a state consistent with `view`
+    (engine.bots.knowledge.determinize: the seat's view after a harvest does not depend on what it
+    cannot see). None too where the phone would plant by itself (flow_move)."""
+    if action["type"] != "harvest":
+        return None
+    after = engine.view(engine.apply(determinize(view, random.Random(version)), action)[0], view["active"])
+    if after["active"] != view["active"] or flow_move(after) is not None:
+        return None
+    nxt = engine.bots.choose("greedy", after, version + 1)
+    if nxt["type"] in ("plant_hand", "plant_display") and nxt["field"] == action["field"]:
+        return nxt if offers_harvest_then_plant(view, nxt) else None
+    return None
+
+
+def rest_discarded(view: dict, action: dict, version: int) -> list[dict] | None:
+    """The table's moves from the discard `action` on when they throw every leftover bundle away in the
+    order the bundles came (the phone's "Discard the rest" makes them with one tap), else None. Found
+    as then_plant finds its move: the seat's view after a discard does not depend on what it cannot see."""
+    bundles = list(dict.fromkeys(view["display"]))
+    if view["phase"] != "leftovers" or action["type"] != "discard_display" or len(bundles) < 2:
+        return None
+    seat, moves = view["active"], [action]
+    state = engine.apply(determinize(view, random.Random(version)), action)[0]
+    while (after := engine.view(state, seat))["phase"] == "leftovers" and after["active"] == seat:
+        nxt = flow_move(after) or engine.bots.choose("greedy", after, version + len(moves))
+        if nxt["type"] != "discard_display":
+            return None
+        moves.append(nxt)
+        state = engine.apply(state, nxt)[0]
+    return moves if [m["bean"] for m in moves] == bundles else None
+
+
 def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None, decision=None,
          close_away: bool = False, limit: int = 2000, on_phone=None, turns: int | None = None,
          until=None) -> Meter:
@@ -354,8 +410,28 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
         action = action or engine.bots.choose("greedy", mine["view"], version)
         if decision:
             decision(page, mine["view"])
-        pick = pick_of(action)
+        # Throwing every leftover away in the order they came is one tap ("Discard the rest"), and a
+        # harvest followed by a planting onto that field is one ("harvest + plant") where the phone
+        # offers it (offers_harvest_then_plant); the bundle to plant is picked first if need be.
+        rest = rest_discarded(mine["view"], action, version)
+        if rest:  # offered whenever every bundle may be thrown away (targets.js throwTheRestAway)
+            tap(page, f'[data-act="{"+".join(act_key(m) for m in rest)}"]', turn, check)
+            turn["moves"] += len(rest)
+            turn["rest"] = turn.get("rest", 0) + 1
+            page.wait_for_function(PAST, arg=version + len(rest) - 1)
+            continue
+        then = then_plant(mine["view"], action, version)
+        combo = f"{act_key(action)}+{act_key(then)}" if then else None
+        pick = pick_of(then or action)
         key = act_key(action)
+        if combo:
+            if pick and not page.locator(f'[data-act="{combo}"]').count():
+                tap(page, f'[data-pick="{pick}"]', turn, check)
+            tap(page, f'[data-act="{combo}"]', turn, check)
+            turn["moves"] += 2
+            turn["combo"] = turn.get("combo", 0) + 1
+            page.wait_for_function(PAST, arg=version + 1)
+            continue
         if pick and not page.locator(f'[data-act="{key}"]').count():
             tap(page, f'[data-pick="{pick}"]', turn, check)
         tap(page, f'[data-act="{key}"]', turn, check)

@@ -4,6 +4,7 @@
 
 import { html } from '../html.js';
 import { t } from '../i18n.js';
+import { targets } from '../targets.js';
 
 /**
  * The move the client makes by itself, or null:
@@ -43,10 +44,10 @@ export function flowText(move, view) {
 /**
  * The selection the table starts with when the player has picked nothing: the bundle or hand card of
  * the hint on screen (`hinted`, its action), else a bundle of the display: one that goes onto a field
- * of yours growing its bean, else one that can be planted at all, the larger first, else the first
- * (in the order the cards came). One tap on a lit field or boss then moves it; another bundle or a
+ * of yours growing its bean, else one that can be planted at all, else one that can be moved without
+ * a harvest first, the larger first, else the first (in the order the cards came). One tap on a lit field or boss then moves it; another bundle or a
  * hand card is one tap away. A hidden hand is never picked for the player. `free` is
- * targets(legal, null).
+ * targets(legal, null, view).
  */
 export function preselect(free, view, legal, hidden, hinted = null) {
   if (hinted && hinted.bean && hinted.type !== 'give_hand' && free.bundles.has(hinted.bean)) {
@@ -60,7 +61,9 @@ export function preselect(free, view, legal, hidden, hinted = null) {
     const growing = new Set((me.fields || []).filter(Boolean).map((f) => f[0]));
     const plantable = new Set(legal.filter((a) => a.type === 'plant_display').map((a) => a.bean));
     const size = (b) => view.display.filter((x) => x === b).length;
-    const rank = (b) => [growing.has(b) && plantable.has(b) ? 1 : 0, plantable.has(b) ? 1 : 0, size(b)];
+    const movable = targets(legal, null).bundles; // not only after a harvest ("harvest + plant")
+    const rank = (b) => [growing.has(b) && plantable.has(b) ? 1 : 0, plantable.has(b) ? 1 : 0,
+      movable.has(b) ? 1 : 0, size(b)];
     const better = (r, q) => {
       const i = r.findIndex((x, j) => x !== q[j]);
       return i >= 0 && r[i] > q[i];

@@ -105,7 +105,7 @@ export function Game({ api, id, watch, onHome, onRematch, langSwitch }) {
     }
   }, [over]);
 
-  const liveSel = view ? validSelection(view.legal_actions, sel) : null;
+  const liveSel = view ? validSelection(view.legal_actions, sel, view) : null;
   const onAct = (a) => {
     setSel(null);
     cues.keepAwake(true);

@@ -31,7 +31,7 @@ const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').match
 function label(a, view, seat, hidden = false) {
   const me = view.players[seat] || {};
   switch (a.type) {
-    case 'harvest': return t('act.harvest', { n: me.harvest_values ? me.harvest_values[a.field] : 0 });
+    case 'harvest': return t(a.then ? 'act.harvest_plant' : 'act.harvest', { n: me.harvest_values ? me.harvest_values[a.field] : 0 });
     case 'pay': {
       const f = me.fields[a.field];
       const holder = BOSS_ORDER.find((b) => view.bosses[b] && f && view.bosses[b][0] === f[0]);
@@ -40,7 +40,7 @@ function label(a, view, seat, hidden = false) {
     // With the hand hidden the button must not name the card: someone may be looking over the table.
     case 'plant_hand': return hidden ? t('act.plant_front') : t('act.plant_hand', { bean: bean(me.hand[0]) });
     case 'plant_display': return t('act.plant_display', { bean: bean(a.bean) });
-    case 'discard_display': return t('act.discard_display', { bean: bean(a.bean) });
+    case 'discard_display': return a.then ? t('act.discard_rest') : t('act.discard_display', { bean: bean(a.bean) });
     case 'give_display': case 'give_hand': return t('act.give', { boss: bossName(a.boss) });
     case 'end_phase': return t(view.phase === 'plant' ? 'act.end_phase.plant' : 'act.end_phase.use');
     case 'buy_field': return t('act.buy_field');
@@ -199,19 +199,20 @@ export function Table({ id, s, sel, setSel, hidden, toggleHidden, onAct, watch, 
   // A bundle of the display (the hinted one, else one for a field of yours; or the one hand card that
   // can be picked) is picked already, so that one tap on a lit target moves it (flow.js). Picking is
   // not a move: nothing happens until a target is tapped, and another bundle or card is one tap away.
-  const free = targets(legal, null);
+  const free = targets(legal, null, view);
   const only = sel ? null : preselect(free, view, legal, hidden, liveHint && !liveHint.failed ? liveHint.action : null);
   const chosen = sel || only;
-  const tg = targets(legal, chosen);
+  const tg = targets(legal, chosen, view);
   const [confirm, setConfirm] = useState(null); // a harvest that pays nothing, waiting for a yes
   const [openOther, setOpenOther] = useState(false);
   const [info, setInfo] = useState(null);
   const me = seat !== null ? view.players[seat] : null;
   // A harvest that pays nothing throws the field away: ask once more, unless it has a purpose in sight
-  // or the hint on screen proposed it (flow.js asksFirst). Everything else acts at once.
+  // (harvest + plant has one) or the hint on screen proposed it (flow.js asksFirst). Everything else
+  // acts at once.
   const act = (a) => {
     const hinted = liveHint && !liveHint.failed && actKey(liveHint.action) === actKey(a);
-    if (asksFirst(view, a, legal, hinted)) {
+    if (!a.then && asksFirst(view, a, legal, hinted)) {
       setConfirm(a);
       return;
     }
