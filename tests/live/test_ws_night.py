@@ -19,17 +19,27 @@ pytestmark = pytest.mark.live
 
 
 def finish(live: Live, game_id: str, tokens: dict[int, str]) -> int:
-    """Play the game to its end over HTTP (first legal actions); return its last version. Each answer
-    carries the mover's new view, so the game is read again only when the turn passes."""
+    """Play the game to its end through the server's HTTP routes (first legal actions); return its last
+    version. Each answer carries the mover's new view, so the game is read again only when the turn
+    passes. The requests go to the app in this process (its test client: the same routes, service and
+    hub, without a TCP connection per request); what the tests watch comes after the end, on sockets."""
+    client = live.server.app.test_client()
+    url = f"/api/v1/games/{game_id}"
+
+    def answer(resp) -> dict:
+        assert resp.status_code == 200, resp.get_json()
+        return resp.get_json()
+
     seat = 0
-    game = live.http.get(game_id, tokens[seat])
+    game = answer(client.get(url, headers={"Authorization": f"Bearer {tokens[seat]}"}))
     while game["view"]["phase"] != "over":
         if game["view"]["active"] != seat:
             seat = game["view"]["active"]
-            game = live.http.get(game_id, tokens[seat])
+            game = answer(client.get(url, headers={"Authorization": f"Bearer {tokens[seat]}"}))
             continue
-        game = live.http.act(game_id, tokens[seat], game["view"]["legal_actions"][0], game["version"],
-                             key=str(uuid.uuid4()))
+        move = {"action": game["view"]["legal_actions"][0], "version": game["version"]}
+        headers = {"Authorization": f"Bearer {tokens[seat]}", "Idempotency-Key": str(uuid.uuid4())}
+        game = answer(client.post(url + "/actions", json=move, headers=headers))
     return game["version"]
 
 
