@@ -66,20 +66,27 @@ SETTLED_OR_ASKED = """(old) => Boolean(document.querySelector('[data-confirm=yes
 
 PHASE = "() => { const t = document.querySelector('.table'); return t && t.dataset.phase; }"
 
+# One round trip before a tap: the phase, the version shown and what PICK would tap, at the same moment.
+LOOK = ("() => { const t = document.querySelector('.table');"
+        " return { phase: t && t.dataset.phase, version: t && t.dataset.version,"
+        " choice: (" + PICK + ")() }; }")
+
 
 def version(page) -> int:
     return int(page.get_attribute(".table", "data-version"))
 
 
-def step(page) -> str:
-    """Tap the next target; return what was done: a selector, "OVER" or "WAIT"."""
-    choice = page.evaluate(PICK)
+def step(page, look: dict | None = None) -> str:
+    """Tap the next target; return what was done: a selector, "OVER" or "WAIT". `look`: the page's LOOK,
+    if the caller has just taken it."""
+    look = look or page.evaluate(LOOK)
+    choice = look["choice"]
     if choice in ("OVER", "WAIT", None):
         return choice
     if choice == "BUSY":
         page.wait_for_function(IDLE)
         return choice
-    old = page.get_attribute(".table", "data-version")
+    old = look["version"] if look["version"] is not None else page.get_attribute(".table", "data-version")
     page.click(choice)
     if "data-act" in choice or "data-confirm" in choice:
         page.wait_for_function(SETTLED_OR_ASKED, arg=old)
@@ -107,11 +114,12 @@ def play_turn(page, limit: int = 60) -> list[str]:
         # One look: the table may give way to the pass-and-play curtain at any moment.
         # Only the phases with decisions are compared: a page between two (no table, the curtain, an
         # automatic phase) says nothing about whose turn it is.
-        rank = PHASE_ORDER.get(page.evaluate(PHASE))
+        look = page.evaluate(LOOK)
+        rank = PHASE_ORDER.get(look["phase"])
         if taps and rank is not None and last is not None and rank < last:
             return taps  # the turn ended without a tap on "End turn"
         last = rank if rank is not None else last
-        done = step(page)
+        done = step(page, look)
         if done in ("OVER", "WAIT", None):
             return taps
         taps.append(done)
