@@ -61,8 +61,11 @@ def server(tmp_path_factory):
     """The whole app (API, websocket, PWA) on a free loopback port, with a SQLite store."""
     db = tmp_path_factory.mktemp("e2e") / "games.db"
     store = open_store(f"sqlite:///{db}")
-    # A generous join limit: every test joins from the same address.
-    app = watch_problems(create_app({"STORE": store, "JOIN_LIMIT": 1000, "WS_PING_INTERVAL": 5.0}))
+    # A generous join limit: every test joins from the same address. The computer searches a few
+    # playouts a move instead of the server's 32: these tests look at how its moves reach the screen, not
+    # at how well it plays (tests/bots), and a whole game against it went at the pace of its search.
+    app = watch_problems(create_app({"STORE": store, "JOIN_LIMIT": 1000, "WS_PING_INTERVAL": 5.0,
+                                     "BOT_MC_PLAYOUTS": 4}))
     srv = make_server("127.0.0.1", 0, whole_files(app), threaded=True, request_handler=QuietHandler)
     thread = threading.Thread(target=srv.serve_forever, name="e2e-werkzeug", daemon=True)
     thread.start()
