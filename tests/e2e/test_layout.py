@@ -147,7 +147,7 @@ def test_duo_without_scrolling(phone, server, monkeypatch):
     assert_tv_readable(tablet)
     # The table screen is looked at mid-game and at the end; between, it shows nothing (a third page
     # following every version slows the phones' game; a table screen following a game live is
-    # test_the_table_screen_is_a_table's).
+    # test_the_table_screen_is_a_table's, and to its end test_game_end's).
     tablet.goto("about:blank")
     shots = Shots("layout-duo-390")
     decision, check = decide_and_check(shots)
