@@ -101,23 +101,36 @@ def _check_rules_page(page, lang, size):
     axe_check(page, f"learn-rules-{lang}-{size}")
 
 
+# One round trip: may the hint be asked now (the table idle, no question open), and the version shown.
+HINT_READY = """() => { const t = document.querySelector('.table');
+  return { ask: Boolean(document.querySelector(".table[data-busy='0'] [data-hint=ask]"))
+             && !document.querySelector('[data-confirm=yes]'),
+           version: t && t.dataset.version }; }"""
+# The hint's answer: "failed", or once the hinted target is outlined (by an effect after the box is
+# painted) "act" when the move's own button is on screen, else "pick" (a bundle or hand card first).
+HINTED = """() => { const box = document.querySelector('.hint-box');
+  if (!box) return false;
+  if (box.dataset.hint === 'failed') return 'failed';
+  if (!document.querySelector('.table .hinted')) return false;
+  return document.querySelector('.table [data-act].hinted') ? 'act' : 'pick'; }"""
+
+
 def _hint_step(page, check=None):
     """One move as the hint suggests: the tutorial deal shows every phase along the hints (tests/api
     check it over HTTP); without a hint button (Mafia moving, a move without choice) step() waits."""
-    asking = page.locator(".table[data-busy='0'] [data-hint=ask]").count()
-    if page.locator("[data-confirm=yes]").count() or not asking:
+    ready = page.evaluate(HINT_READY)
+    if not ready["ask"]:
         return step(page)
-    old = page.get_attribute(".table", "data-version")
+    old = ready["version"]
     page.click("[data-hint=ask]")
-    page.wait_for_selector(".hint-box")
-    if page.get_attribute(".hint-box", "data-hint") == "failed":
+    hinted = page.wait_for_function(HINTED).json_value()
+    if hinted == "failed":
         return step(page)
     if check:
         check(page)
     # The hinted move's own button, when it is on screen (its bundle may be picked already); else the
-    # bundle or hand card to pick first, then the destination. The outline comes from an effect.
-    page.wait_for_selector(".table .hinted")
-    if page.locator(".table [data-act].hinted").count():
+    # bundle or hand card to pick first, then the destination.
+    if hinted == "act":
         page.click(".table [data-act].hinted")
     else:
         page.click(".table [data-pick].hinted")
