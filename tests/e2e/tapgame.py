@@ -7,7 +7,11 @@ their figures can be compared. Only the hooks both the old and the new client ca
 a hand card to select first).
 
 A tap on something outside the viewport counts one scroll first (the player has to scroll to reach it).
-A move the client makes by itself (no choice) costs no tap. `check` is called before each decision and
+A move the client makes by itself (no choice) costs no tap. Where the phone offers the table's next
+moves as one tap ("Harvest & plant", "Discard the rest"), the table takes it, and where it has picked
+what the table moves next anyway, the table moves that first if the game stays the same: that is how
+a table that follows the flow plays. The moves are still exactly the bot's, in the bot's game (the
+`[data-act]` of such a tap joins its moves with "+"). `check` is called before each decision and
 before each tap, so a test can assert where things are.
 """
 
@@ -192,6 +196,7 @@ class Meter:
                 "scrolls_median": statistics.median(scrolls) if scrolls else 0,
                 "harvest_and_plant": sum(t.get("combo", 0) for t in self.turns),
                 "discard_the_rest": sum(t.get("rest", 0) for t in self.turns),
+                "picked_first": sum(t.get("first", 0) for t in self.turns),
                 # Turns that began with the "While you were away" summary, and the fewest of its lines
                 # readable at such a turn's first decision.
                 "away_shown": len(lines),
@@ -342,6 +347,35 @@ def rest_discarded(view: dict, action: dict, version: int) -> list[dict] | None:
     return moves if [m["bean"] for m in moves] == bundles else None
 
 
+# The bundle or hand card the phone has picked for the player (flow.js preselect), or null.
+PICKED = "() => { const e = document.querySelector('.table .pick.on'); return e && e.dataset.pick; }"
+
+
+def picked_first(view: dict, action: dict, version: int, picked: str | None) -> dict | None:
+    """The table's next move after `action` when it moves what the phone has picked already (`picked`,
+    its data-pick) and may come first instead: made first, it spares the pick of `action`'s bundle or
+    card, and the game is the same. That is so when the table would make `action` right after it, and
+    both orders leave the same table (found on a state consistent with `view`, as then_plant does; the
+    moves concerned, plantings, gifts and discards, change nothing the seat cannot see)."""
+    pick = pick_of(action)
+    if pick is None or picked is None or picked == pick:
+        return None
+    seat, state = view["active"], determinize(view, random.Random(version))
+    after_a = engine.apply(state, action)[0]
+    view_a = engine.view(after_a, seat)
+    if view_a["active"] != seat or flow_move(view_a) is not None:
+        return None
+    first = engine.bots.choose("greedy", view_a, version + 1)
+    if pick_of(first) != picked or first not in view["legal_actions"]:
+        return None
+    after_b = engine.apply(state, first)[0]
+    view_b = engine.view(after_b, seat)
+    if flow_move(view_b) is not None or engine.bots.choose("greedy", view_b, version + 1) != action:
+        return None
+    both = [engine.apply(after_b, action)[0], engine.apply(after_a, first)[0]]
+    return first if engine.view(both[0], seat) == engine.view(both[1], seat) else None
+
+
 def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None, decision=None,
          close_away: bool = False, limit: int = 2000, on_phone=None, turns: int | None = None,
          until=None) -> Meter:
@@ -420,6 +454,11 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
             turn["rest"] = turn.get("rest", 0) + 1
             page.wait_for_function(PAST, arg=version + len(rest) - 1)
             continue
+        picked = page.evaluate(PICKED) if pick_of(action) else None
+        first = picked_first(mine["view"], action, version, picked)
+        if first is not None:  # what the phone picked goes first: the same game, one pick fewer
+            action = first
+            turn["first"] = turn.get("first", 0) + 1
         then = then_plant(mine["view"], action, version)
         combo = f"{act_key(action)}+{act_key(then)}" if then else None
         pick = pick_of(then or action)
