@@ -17,9 +17,11 @@ from tests.e2e.tapgame import finish_unwatched, http, new_duo, open_seat, pin_se
 
 TABLET = {"width": 1024, "height": 768}
 # The screens of the pinned games' phases (Shots' keys): solo has no leftovers; a leftover bundle is
-# always picked already (flow.js preselect).
+# always picked already (flow.js preselect), and so is a bundle in nearly every use of the duo display
+# (one that needs a harvest first can be picked too: targets.js harvestThenPlant), so the duo game
+# pictures that phase with its pick; solo, which must empty its display, also without.
 SOLO_SHOTS = {"protection", "plant", "use", "use-selected"}
-DUO_SHOTS = SOLO_SHOTS | {"leftovers-selected"}
+DUO_SHOTS = {"protection", "plant", "use-selected", "leftovers-selected"}
 PORTRAIT = {"width": 768, "height": 1024}
 
 # Every box the player may need now: the front card, the picks, the actions, and their overlap with
