@@ -1,6 +1,7 @@
 """Helpers of the game-night table tests: a phone's stored seats, the real HTTP API, and a game played
-quickly to its end through the API with the seat tokens the phones hold (the phones follow over their
-websockets, so the end screen is reached the way a real table reaches it, only faster)."""
+quickly to its end through the API with the seat tokens the phones hold (one request a move: each
+answer is the mover's next view). The phones come back to the finished game; a phone following a game
+live to its end is tests/e2e/test_game_end.py's."""
 
 from __future__ import annotations
 
