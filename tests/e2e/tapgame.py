@@ -336,6 +336,8 @@ def rest_discarded(view: dict, action: dict, version: int) -> list[dict] | None:
     bundles = list(dict.fromkeys(view["display"]))
     if view["phase"] != "leftovers" or action["type"] != "discard_display" or len(bundles) < 2:
         return None
+    if any(a["type"] == "plant_display" for a in view["legal_actions"]):
+        return None  # offered only while no bundle can be planted (targets.js throwTheRestAway)
     seat, moves = view["active"], [action]
     state = engine.apply(determinize(view, random.Random(version)), action)[0]
     while (after := engine.view(state, seat))["phase"] == "leftovers" and after["active"] == seat:
