@@ -50,8 +50,6 @@ export function targets(legal, sel, view = null) {
     }
   }
   if (view) {
-    const rest = throwTheRestAway(view, legal);
-    if (rest) t.buttons.push(rest);
     // A bundle that can go nowhere now but onto a field a harvest makes room on can be picked too.
     for (const b of view.display || []) {
       if (!t.bundles.has(b) && Object.keys(harvestThenPlant(view, legal, { kind: 'bundle', bean: b })).length) {
@@ -112,20 +110,4 @@ export function bundles(display) {
     else out.push({ bean: b, count: 1 });
   }
   return out;
-}
-
-/**
- * "Discard the rest": while dealing with the other player's leftovers, one tap for "nothing more
- * to do" that throws every bundle still in the display onto the discard pile, in the order they
- * came, so the last one lies on top (throwing them one by one chooses another order). Offered with two
- * bundles or more that the server lets be thrown away now, none of which can be planted without a
- * harvest first (while one can, that choice comes first). The throws are sent one after another,
- * each only if the answer to the one before lists it (sync.js act). Returns the chain or null.
- */
-export function throwTheRestAway(view, legal) {
-  if (view.phase !== 'leftovers' || legal.some((a) => a.type === 'plant_display')) return null;
-  const beans = bundles(view.display || []).map((b) => b.bean);
-  const throws = beans.map((bean) => legal.find((a) => a.type === 'discard_display' && a.bean === bean));
-  if (beans.length < 2 || throws.some((a) => !a)) return null;
-  return throws.reduceRight((then, a) => (then ? { ...a, then } : { ...a }), null);
 }

@@ -8,7 +8,7 @@ a hand card to select first).
 
 A tap on something outside the viewport counts one scroll first (the player has to scroll to reach it).
 A move the client makes by itself (no choice) costs no tap. Where the phone offers the table's next
-moves as one tap ("Harvest & plant", "Discard the rest"), the table takes it, and where it has picked
+two moves as one tap ("Harvest & plant"), the table takes it, and where it has picked
 what the table moves next anyway, the table moves that first if the game stays the same: that is how
 a table that follows the flow plays. The moves are still exactly the bot's, in the bot's game (the
 `[data-act]` of such a tap joins its moves with "+"). `check` is called before each decision and
@@ -198,7 +198,6 @@ class Meter:
                                  for k in ("act", "pick", "confirm", "away")},
                 "scrolls_median": statistics.median(scrolls) if scrolls else 0,
                 "harvest_and_plant": sum(t.get("combo", 0) for t in self.turns),
-                "discard_the_rest": sum(t.get("rest", 0) for t in self.turns),
                 "picked_first": sum(t.get("first", 0) for t in self.turns),
                 # Turns that began with the "While you were away" summary, and the fewest of its lines
                 # readable at such a turn's first decision.
@@ -332,26 +331,6 @@ def then_plant(view: dict, action: dict, version: int) -> dict | None:
     return None
 
 
-def rest_discarded(view: dict, action: dict, version: int) -> list[dict] | None:
-    """The table's moves from the discard `action` on when they throw every leftover bundle away in the
-    order the bundles came (the phone's "Discard the rest" makes them with one tap), else None. Found
-    as then_plant finds its move: the seat's view after a discard does not depend on what it cannot see."""
-    bundles = list(dict.fromkeys(view["display"]))
-    if view["phase"] != "leftovers" or action["type"] != "discard_display" or len(bundles) < 2:
-        return None
-    if any(a["type"] == "plant_display" for a in view["legal_actions"]):
-        return None  # offered only while no bundle can be planted (targets.js throwTheRestAway)
-    seat, moves = view["active"], [action]
-    state = engine.apply(determinize(view, random.Random(version)), action)[0]
-    while (after := engine.view(state, seat))["phase"] == "leftovers" and after["active"] == seat:
-        nxt = flow_move(after) or engine.bots.choose("greedy", after, version + len(moves))
-        if nxt["type"] != "discard_display":
-            return None
-        moves.append(nxt)
-        state = engine.apply(state, nxt)[0]
-    return moves if [m["bean"] for m in moves] == bundles else None
-
-
 # The bundle or hand card the phone has picked for the player (flow.js preselect), or null.
 PICKED = "() => { const e = document.querySelector('.table .pick.on'); return e && e.dataset.pick; }"
 
@@ -449,16 +428,8 @@ def play(base: str, game_id: str, tokens: list[str], pages: list, *, check=None,
         action = action or engine.bots.choose("greedy", mine["view"], version)
         if decision:
             decision(page, mine["view"])
-        # Throwing every leftover away in the order they came is one tap ("Discard the rest"), and a
-        # harvest followed by a planting onto that field is one ("harvest + plant") where the phone
-        # offers it (offers_harvest_then_plant); the bundle to plant is picked first if need be.
-        rest = rest_discarded(mine["view"], action, version)
-        if rest:  # offered whenever every bundle may be thrown away (targets.js throwTheRestAway)
-            tap(page, f'[data-act="{"+".join(act_key(m) for m in rest)}"]', turn, check)
-            turn["moves"] += len(rest)
-            turn["rest"] = turn.get("rest", 0) + 1
-            page.wait_for_function(PAST, arg=version + len(rest) - 1)
-            continue
+        # A harvest followed by a planting onto that field is one tap ("harvest + plant") where the
+        # phone offers it (offers_harvest_then_plant); the bundle to plant is picked first if need be.
         picked = page.evaluate(PICKED) if pick_of(action) else None
         first = picked_first(mine["view"], action, version, picked)
         if first is not None:  # what the phone picked goes first: the same game, one pick fewer

@@ -9,7 +9,7 @@ no tap). Two tables play it: "greedy" makes the greedy bot's moves (the figure k
 client, to compare versions) and "hint" follows the flow: every move is the app's own hint
 (engine.bots.hint, what GET /hint answers). The goal for the table that follows the flow: at most 6 taps
 per turn at the median (a move is one tap on a lit target, confirmations only where a choice is real,
-one tap for "harvest + plant" and for "Discard the rest"). A table that follows the flow also moves
+one tap for "harvest + plant"). A table that follows the flow also moves
 what the phone picked for it first when it would move it next anyway and the game stays the same
 (tapgame.picked_first). Each turn's taps are listed in the artifact ("log": the selectors tapped).
 
@@ -44,11 +44,10 @@ from tests import limits_off  # noqa: E402
 from tests.e2e import tapgame  # noqa: E402
 from tests.e2e.conftest import ARGS, CHROMIUM, PHONE, QuietHandler, whole_files  # noqa: E402
 
-KEYS = ("seat", "taps", "scrolls", "moves", "pick", "confirm", "away", "away_lines", "combo", "rest", "first",
-        "log")
+KEYS = ("seat", "taps", "scrolls", "moves", "pick", "confirm", "away", "away_lines", "combo", "first", "log")
 TARGET = 6  # taps per turn, median: the goal for a table that follows the flow
-# What the whole game measured with "harvest + plant" and "Discard the rest" (before them: greedy 9,
-# hint 8 at the median; before the flow spared its taps: greedy 11, hint 10).
+# What the whole game measured with "harvest + plant" (before it: greedy 9, hint 8 at the median;
+# before the flow spared its taps: greedy 11, hint 10).
 MEDIAN_WAS = {"greedy": 8, "hint": 6}
 
 

@@ -40,7 +40,7 @@ function label(a, view, seat, hidden = false) {
     // With the hand hidden the button must not name the card: someone may be looking over the table.
     case 'plant_hand': return hidden ? t('act.plant_front') : t('act.plant_hand', { bean: bean(me.hand[0]) });
     case 'plant_display': return t('act.plant_display', { bean: bean(a.bean) });
-    case 'discard_display': return a.then ? t('act.discard_rest') : t('act.discard_display', { bean: bean(a.bean) });
+    case 'discard_display': return t('act.discard_display', { bean: bean(a.bean) });
     case 'give_display': case 'give_hand': return t('act.give', { boss: bossName(a.boss) });
     case 'end_phase': return t(view.phase === 'plant' ? 'act.end_phase.plant' : 'act.end_phase.use');
     case 'buy_field': return t('act.buy_field');
