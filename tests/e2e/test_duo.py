@@ -120,7 +120,9 @@ def test_duo_between_two_phones(phone):
     tablet.goto(f"/#watch={game_id}")
     tablet.wait_for_selector(".table")
     assert tablet.locator(".hand").count() == 0
-    assert version(tablet) == target
+    # The game as it is: the turn just played, or later if the other phone has since made a move
+    # without a choice by itself (its turn may begin with one).
+    same_version(tablet, target)
     shot(tablet, "12-table-display")
     tablet.wait_for_selector(".conn-polling")
     player2, _ = whose(a, b)
