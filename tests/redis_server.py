@@ -64,6 +64,7 @@ class RedisServer:
         self.args = list(args or [])  # more options (cluster mode, replicaof)
         self.dir = Path(tempfile.mkdtemp(prefix="alcabohne-redis-"))
         self.port = free_port()
+        self.started = False  # once it has started, its port is its own: a restart keeps it
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -78,10 +79,26 @@ class RedisServer:
     def start(self) -> None:
         """Start the server (again) on this port and directory; return once it answers PING.
 
-        Raises RuntimeError with the server's log when it exits or stays silent for START_TIMEOUT.
+        A port found free when this server was made may be taken by the time it first starts (another
+        process's listener, or an outgoing connection's port from the same range): the first start then
+        takes other free ports and tries again. Raises RuntimeError with the server's log when it exits
+        or stays silent for START_TIMEOUT.
         """
+        for _ in range(3):
+            if self._start_once():
+                self.started = True
+                return
+            taken = "Address already in use" in self.log_tail()
+            if self.started or not taken:
+                break
+            self.port = free_port()
+            self.args = [str(free_port()) if before == "--cluster-port" else arg
+                         for before, arg in zip(["", *self.args[:-1]], self.args, strict=True)]
+        raise RuntimeError(f"redis-server did not start on port {self.port}:\n{self.log_tail()}")
+
+    def _start_once(self) -> bool:
         if self._proc is not None:
-            return
+            return True
         args = [
             self.binary,
             "--bind", "127.0.0.1",
@@ -100,12 +117,12 @@ class RedisServer:
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if _ping(self.port):
-                return
+                return True
             if self._proc.poll() is not None:
                 break
             time.sleep(0.02)
         self.stop()
-        raise RuntimeError(f"redis-server did not start on port {self.port}:\n{self.log_tail()}")
+        return False
 
     def stop(self) -> None:
         """Stop the server with SIGTERM (it flushes the AOF), SIGKILL after 10 s; wait for it to exit."""
@@ -296,9 +313,7 @@ class SentinelSet(_Launched):
         # A primary waits repl-diskless-sync-delay (5 s by default) for more replicas before it sends a
         # full copy to one: with a single replica that is 5 s of no replica after every failover.
         self.primary = RedisServer(args=["--repl-diskless-sync-delay", "0"])
-        self.replicas = [RedisServer(args=["--repl-diskless-sync-delay", "0",
-                                           "--replicaof", "127.0.0.1", str(self.primary.port)])
-                         for _ in range(replicas)]
+        self.replicas = [RedisServer(args=["--repl-diskless-sync-delay", "0"]) for _ in range(replicas)]
         self.replica = self.replicas[0]
         self.down_after_ms = down_after_ms
         self.sentinel_ports = free_ports(3)
@@ -315,7 +330,8 @@ class SentinelSet(_Launched):
         import redis
 
         self.primary.start()
-        for replica in self.replicas:
+        for replica in self.replicas:  # the primary's port is known once it runs (RedisServer.start)
+            replica.args += ["--replicaof", "127.0.0.1", str(self.primary.port)]
             replica.start()
         _wait_for(lambda: _replicas_online(self.primary.port) == len(self.replicas), "replica sync")
         for i, port in enumerate(self.sentinel_ports):

@@ -1,18 +1,15 @@
-"""Failover under load: two gunicorn workers on a Sentinel-watched primary with two replicas, and
+"""Failover under load: two gunicorn workers on a Sentinel-watched primary with one replica, and
 ALCABOHNE_REDIS_WAIT_REPLICAS=1. Games are played over HTTP by a bounded load (one player thread per
-game, a move every few milliseconds) while the primary is SIGKILLed; the Sentinels promote a replica
-(and point the other one at it), the store follows it, and the old primary comes back (as an operator
-would start it) as a replica of the new one. No acknowledged move is lost or applied twice (the
-acknowledged versions of each game run on from the join without a gap or a repeat and end at the
-game's version), and every socket, kept by a reader that reconnects on `resync` or a dropped
-connection, converges on the final version. Prints the recovery time.
+game, a move every few milliseconds) while the primary is SIGKILLed; the Sentinels promote the replica,
+the store follows it, and the old primary comes back (as an operator would start it) as the new
+replica. No acknowledged move is lost or applied twice (the acknowledged versions of each game run on
+from the join without a gap or a repeat and end at the game's version), and every socket, kept by a
+reader that reconnects on `resync` or a dropped connection, converges on the final version. Prints the
+recovery time.
 
-The second case then stalls the new primary until the Sentinels replace it too: the stalled one comes
-back as a primary of nothing for some seconds (a split brain: the Sentinels demote it only some 10 s
-later), which the workers must leave at once; what is written there is never acknowledged (it has no
-replica to confirm it). The second replica is what lets the newest primary confirm moves during that
-split brain, so the game plays on through it: with one replica, WAIT 1 could be met only once the
-Sentinels had demoted the stalled one."""
+The second case then stalls the new primary until the Sentinels go back to the old host: the stalled
+one comes back as a primary of nothing for some seconds (a split brain), which the workers must leave
+at once; what is written there is never acknowledged (it has no replica to confirm it)."""
 
 from __future__ import annotations
 
@@ -29,21 +26,13 @@ from api.cli.netclient import ApiError, HttpApi, LiveSocket
 from api.store.redis import RedisStore
 from tests.live.play import duo_game
 from tests.live.servers import Gunicorn
-from tests.redis_server import RedisServer, SentinelSet, replica_online, require_redis_server
+from tests.redis_server import RedisServer, SentinelSet, replica_online
 
 pytestmark = [pytest.mark.live, pytest.mark.redis]
 
 GAMES = 4
 PAUSE = 0.01  # seconds between one player's moves: a bounded load, not a flood
 MOVES_AFTER = 15  # moves each game makes after the failover before the load stops
-
-
-@pytest.fixture
-def sentinels() -> Iterator[SentinelSet]:
-    """A primary, two replicas and three Sentinels (a fresh set: a failover changes who is primary)."""
-    require_redis_server()
-    with SentinelSet(replicas=2) as made:
-        yield made
 
 
 @pytest.fixture
@@ -54,13 +43,13 @@ def server(sentinels: SentinelSet) -> Iterator[Gunicorn]:
 
 
 def _freeze_until_replaced(sentinels: SentinelSet, new: RedisServer, failed_at: list[float]) -> None:
-    """Once the new primary has a replica and moves were acknowledged there, stall it (SIGSTOP: a
-    stalled host, a long fsync) until the Sentinels name another primary, then let it run again: it
-    answers as a primary of nothing until the Sentinels make it a replica, some 10 s later, and every
-    worker must leave it at once."""
+    """Once the old host has the new primary's data and moves were acknowledged there, stall the new
+    primary (SIGSTOP: a stalled host, a long fsync) until the Sentinels go back to the old host, then
+    let it run again: it answers as a primary of nothing until the Sentinels make it a replica, some
+    10 s later, and every worker must leave it at once."""
     deadline = time.monotonic() + 30
     while not replica_online(new.port):
-        assert time.monotonic() < deadline, "the new primary has no replica"
+        assert time.monotonic() < deadline, "the old host did not become the new primary's replica"
         time.sleep(0.05)
     time.sleep(1.0)  # moves acknowledged on the new primary
     os.kill(new.pid, signal.SIGSTOP)
@@ -173,14 +162,15 @@ def test_a_killed_primary_loses_no_acknowledged_move_and_every_socket_converges(
         failed_at.append(killed)
         old._proc.wait()
         old._proc = None
-        primary = sentinels.replaced(old.port)  # the Sentinels elect a replica
+        primary = sentinels.replaced(old.port)  # the Sentinels elect the replica
         promoted = time.monotonic()
-        # The operator brings the old host back as the new primary's replica. Started as a primary, the
+        # The operator brings the old host back as the new primary's replica, so that WAIT 1 can be met
+        # again (with one replica, no replica means no acknowledged move). Started as a primary, the
         # Sentinels would turn it into a replica too, but only some 10 s later.
         old.args = ["--repl-diskless-sync-delay", "0", "--replicaof", "127.0.0.1", str(primary)]
         old.start()
         if freeze:
-            _freeze_until_replaced(sentinels, sentinels.server_on(primary), failed_at)
+            _freeze_until_replaced(sentinels, sentinels.replica, failed_at)
         for player in players:
             player.join(timeout=120)
             assert not player.is_alive(), "a player never finished"
@@ -189,7 +179,7 @@ def test_a_killed_primary_loses_no_acknowledged_move_and_every_socket_converges(
         # Sometimes more than once: on a busy machine the Sentinels may judge the fresh primary down
         # too and go back to the old one (a primary of nothing for a while), which the store must follow.
         switches = (sentinels.dir / "sentinel-0.log").read_text().count("+switch-master")
-        print(f"\nfailover: the Sentinels named a replica primary {promoted - killed:.2f} s after the "
+        print(f"\nfailover: the Sentinels named the replica primary {promoted - killed:.2f} s after the "
               f"SIGKILL; the first move was acknowledged again after {recovered - killed:.2f} s; "
               f"{sum(p.retries for p in players)} requests retried; {switches} switch(es) of primary")
 
