@@ -8,7 +8,7 @@ import { html } from '../html.js';
 import { t } from '../i18n.js';
 import * as store from '../store.js';
 import * as cues from '../cues.js';
-import { history, away, phaseName } from '../history.js';
+import { history, away, phaseName, turns } from '../history.js';
 import { stage } from '../fly.js';
 import { seatName } from '../names.js';
 
@@ -103,15 +103,40 @@ function Drawer({ s, watch }) {
     </section>`;
 }
 
-// The turn whose summary the player put away, per game: kept outside the components, so neither a
-// re-render nor the history drawer brings it back.
-const awayClosed = new Map();
+// The turn (its first version) whose summary the player put away, per game: kept outside the components, so neither a
+// re-render nor the history drawer brings it back, and in the tab's session, so a reload does not.
+const awayClosed = {
+  get: (id) => sessionGet(`alc.awayClosed.${id}`),
+  set: (id, turn) => sessionSet(`alc.awayClosed.${id}`, turn),
+};
+// The summary shown at this turn's start, per game, in the tab's session: after a move the client made
+// by itself the log no longer gives it (history.js away), yet a reload must show it again.
+const awayShown = {
+  get: (id) => sessionGet(`alc.awayShown.${id}`),
+  set: (id, a) => sessionSet(`alc.awayShown.${id}`, a),
+};
+
+function sessionGet(key) {
+  try {
+    return JSON.parse(sessionStorage.getItem(key));
+  } catch {
+    return null; // storage off (a private window's quota): the page's life only, as before
+  }
+}
+
+function sessionSet(key, value) {
+  try {
+    sessionStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // storage off: nothing more to do
+  }
+}
 
 /**
  * At the start of your turn in a two-player game: what the other player and the Mafia did, or null.
  * It lies in the free space between the board and the hand (never over a target), so it costs no tap.
  * It stays through a move the client makes by itself and goes at the player's first move (a tap on an
- * action), with its close button, or with Escape. A reload at the turn start shows it again.
+ * action), with its close button, or with Escape. A reload before that shows it again.
  */
 export function useAway(id, s, { watch, hotseat }) {
   const [, redraw] = useState(0);
@@ -122,10 +147,18 @@ export function useAway(id, s, { watch, hotseat }) {
   const mine = duo && seated && view.phase !== 'over' && view.active === s.seat;
   const ready = mine && !s.busy && s.logVersion >= s.version;
   const fresh = useMemo(() => (ready ? away(s.log, s.seat) : null), [ready, s.log, s.seat]);
+  // The turn being played (its first version names it, whatever part of the log this page holds).
+  const now = useMemo(() => (ready && !fresh ? turns(s.log).at(-1) : null), [ready, fresh, s.log]);
   if (!mine) kept.current = null;
-  else if (fresh) kept.current = fresh;
-  const a = kept.current && awayClosed.get(id) !== kept.current.turn ? kept.current : null;
-  const turn = a ? a.turn : null;
+  else if (fresh) {
+    if (!kept.current || kept.current.version !== fresh.version) awayShown.set(id, fresh);
+    kept.current = fresh;
+  } else if (!kept.current && now && now.seat === s.seat) {
+    const shown = awayShown.get(id);
+    if (shown && shown.version === now.version) kept.current = shown;
+  }
+  const a = kept.current && awayClosed.get(id) !== kept.current.version ? kept.current : null;
+  const turn = a ? a.version : null;
   useEffect(() => {
     if (turn === null) return undefined;
     const close = () => { awayClosed.set(id, turn); redraw((n) => n + 1); };
@@ -138,7 +171,7 @@ export function useAway(id, s, { watch, hotseat }) {
       document.removeEventListener('keydown', onKey);
     };
   }, [id, turn]);
-  return a ? { a, close: () => { awayClosed.set(id, a.turn); redraw((n) => n + 1); } } : null;
+  return a ? { a, close: () => { awayClosed.set(id, a.version); redraw((n) => n + 1); } } : null;
 }
 
 /** The summary itself: a one-line heading (its close button floats beside it), one line per phase.
