@@ -45,9 +45,9 @@ export function flowText(move, view) {
  * The selection the table starts with when the player has picked nothing: the bundle or hand card of
  * the hint on screen (`hinted`, its action), else a bundle of the display: one that goes onto a field
  * of yours growing its bean, else one that can be planted at all, else one that can be moved without
- * a harvest first, the larger first, else the first (in the order the cards came). One tap on a lit field or boss then moves it; another bundle or a
- * hand card is one tap away. A hidden hand is never picked for the player. `free` is
- * targets(legal, null, view).
+ * a harvest first, the larger first, else the first (in the order the cards came). One tap on a lit
+ * field or boss then moves it; another bundle or a hand card is one tap away. A hidden hand is never
+ * picked for the player. `free` is targets(legal, null, view).
  */
 export function preselect(free, view, legal, hidden, hinted = null) {
   if (hinted && hinted.bean && hinted.type !== 'give_hand' && free.bundles.has(hinted.bean)) {
