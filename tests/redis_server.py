@@ -170,17 +170,12 @@ def replica_online(primary_port: int, caught_up: bool = False) -> bool:
     replica says its link is up a moment before its primary has its first acknowledgement); with
     `caught_up`, one that has acknowledged everything the primary wrote (after a replica was killed
     and started again, the primary may still list the killed connection, behind, for a moment)."""
-    return _replicas_online(primary_port, caught_up) > 0
-
-
-def _replicas_online(primary_port: int, caught_up: bool = False) -> int:
-    """How many replicas the primary on `primary_port` counts as online (see replica_online)."""
     import redis
 
     with redis.Redis(port=primary_port, decode_responses=True) as client:
         info = client.info("replication")
     replicas = [v for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)]
-    return sum(replica.get("state") == "online"
+    return any(replica.get("state") == "online"
                and (not caught_up or int(replica.get("offset", -1)) >= info["master_repl_offset"])
                for replica in replicas)
 
@@ -300,21 +295,18 @@ class RedisClusterServers(_Launched):
 
 
 class SentinelSet(_Launched):
-    """A primary, `replicas` replicas (one by default) and three Sentinels (quorum 2) watching them as
-    service `service`.
+    """A primary, one replica and three Sentinels (quorum 2) watching them as service `service`.
 
     The Sentinels judge the primary down after `down_after_ms` without an answer, so that a failover
-    takes a few seconds. `url` is the store URL (redis+sentinel://...). `replica` is the first replica,
-    `servers` every redis-server of the set. Use as a context manager.
+    takes a few seconds. `url` is the store URL (redis+sentinel://...). Use as a context manager.
     """
 
-    def __init__(self, service: str = "alcabohne", *, down_after_ms: int = 1000, replicas: int = 1) -> None:
+    def __init__(self, service: str = "alcabohne", *, down_after_ms: int = 1000) -> None:
         self.service = service
         # A primary waits repl-diskless-sync-delay (5 s by default) for more replicas before it sends a
         # full copy to one: with a single replica that is 5 s of no replica after every failover.
         self.primary = RedisServer(args=["--repl-diskless-sync-delay", "0"])
-        self.replicas = [RedisServer(args=["--repl-diskless-sync-delay", "0"]) for _ in range(replicas)]
-        self.replica = self.replicas[0]
+        self.replica = RedisServer(args=["--repl-diskless-sync-delay", "0"])
         self.down_after_ms = down_after_ms
         self.sentinel_ports = free_ports(3)
         self.dir = Path(tempfile.mkdtemp(prefix="alcabohne-sentinel-"))
@@ -330,10 +322,10 @@ class SentinelSet(_Launched):
         import redis
 
         self.primary.start()
-        for replica in self.replicas:  # the primary's port is known once it runs (RedisServer.start)
-            replica.args += ["--replicaof", "127.0.0.1", str(self.primary.port)]
-            replica.start()
-        _wait_for(lambda: _replicas_online(self.primary.port) == len(self.replicas), "replica sync")
+        # The primary's port is known once it runs (RedisServer.start may take another).
+        self.replica.args += ["--replicaof", "127.0.0.1", str(self.primary.port)]
+        self.replica.start()
+        _wait_for(lambda: replica_online(self.primary.port), "replica sync")
         for i, port in enumerate(self.sentinel_ports):
             conf = self.dir / f"sentinel-{i}.conf"  # a Sentinel rewrites its own file: one each
             conf.write_text(
@@ -346,16 +338,8 @@ class SentinelSet(_Launched):
                                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL))
         for port in self.sentinel_ports:
             with redis.Redis(port=port, decode_responses=True) as client:
-                _wait_for(lambda c=client: len(c.sentinel_slaves(self.service)) == len(self.replicas)
+                _wait_for(lambda c=client: len(c.sentinel_slaves(self.service)) == 1
                           and len(c.sentinel_sentinels(self.service)) == 2, "the Sentinels", timeout=30)
-
-    @property
-    def servers(self) -> list[RedisServer]:
-        return [self.primary, *self.replicas]
-
-    def server_on(self, port: int) -> RedisServer:
-        """The redis-server of the set listening on `port`."""
-        return next(server for server in self.servers if server.port == port)
 
     def primary_port(self) -> int:
         """The port of the primary the Sentinels name now."""
@@ -379,7 +363,7 @@ class SentinelSet(_Launched):
         for proc in self._procs:
             proc.wait()
         self._procs.clear()
-        for server in self.servers:
+        for server in (self.primary, self.replica):
             # The data goes anyway: SIGTERM may be refused while a replica writes its first AOF after a
             # sync ("can't exit"), which would cost stop()'s 10 s.
             server.kill()
