@@ -51,7 +51,7 @@ export function targets(legal, sel, view = null) {
   }
   if (view) {
     // A bundle that can go nowhere now but onto a field a harvest makes room on can be picked too.
-    for (const b of view.display || []) {
+    for (const b of new Set(view.display || [])) {
       if (!t.bundles.has(b) && Object.keys(harvestThenPlant(view, legal, { kind: 'bundle', bean: b })).length) {
         t.bundles.add(b);
       }

@@ -103,33 +103,30 @@ function Drawer({ s, watch }) {
     </section>`;
 }
 
-// The turn (its first version) whose summary the player put away, per game: kept outside the components, so neither a
-// re-render nor the history drawer brings it back, and in the tab's session, so a reload does not.
-const awayClosed = {
-  get: (id) => sessionGet(`alc.awayClosed.${id}`),
-  set: (id, turn) => sessionSet(`alc.awayClosed.${id}`, turn),
-};
-// The summary shown at this turn's start, per game, in the tab's session: after a move the client made
-// by itself the log no longer gives it (history.js away), yet a reload must show it again.
-const awayShown = {
-  get: (id) => sessionGet(`alc.awayShown.${id}`),
-  set: (id, a) => sessionSet(`alc.awayShown.${id}`, a),
-};
+// Per game, in the tab's session (a reload keeps them, unlike the page's memory): the turn (its first
+// version) whose summary the player put away, so that neither a re-render, the history drawer nor a
+// reload brings it back; and the summary shown at this turn's start, since after a move the client
+// made by itself the log no longer gives it (history.js away), yet a reload must show it again.
+const awayClosed = inSession('alc.awayClosed');
+const awayShown = inSession('alc.awayShown');
 
-function sessionGet(key) {
-  try {
-    return JSON.parse(sessionStorage.getItem(key));
-  } catch {
-    return null; // storage off (a private window's quota): the page's life only, as before
-  }
-}
-
-function sessionSet(key, value) {
-  try {
-    sessionStorage.setItem(key, JSON.stringify(value));
-  } catch {
-    // storage off: nothing more to do
-  }
+function inSession(prefix) {
+  return {
+    get(id) {
+      try {
+        return JSON.parse(sessionStorage.getItem(`${prefix}.${id}`));
+      } catch {
+        return null; // storage off: nothing kept, as in a page's life without it
+      }
+    },
+    set(id, value) {
+      try {
+        sessionStorage.setItem(`${prefix}.${id}`, JSON.stringify(value));
+      } catch {
+        // storage off: nothing kept
+      }
+    },
+  };
 }
 
 /**
