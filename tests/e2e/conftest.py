@@ -1,7 +1,11 @@
 """Real-browser fixtures: the app served by werkzeug in a thread, Debian's Chromium driven by Playwright.
 
-Never `playwright install`: the browser is /usr/bin/chromium (.ci/run installs it). Without it the e2e
-tests skip, except under ALCABOHNE_CI=1, where a missing browser is a failure.
+Never `playwright install`: the browsers are Debian's (.ci/run installs them). Most pages run in
+/usr/bin/chromium-headless-shell: the same Chromium build without a window (the headless mode Playwright
+uses by default), at about two thirds of the whole browser's CPU time. A page that needs what only the
+whole browser has (asking for the notification permission: the shell always refuses it) runs in
+/usr/bin/chromium (`phone(..., whole=True)`), and so do the tests that start a browser of their own.
+Without them the e2e tests skip, except under ALCABOHNE_CI=1, where a missing browser is a failure.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from api.store import open_store
 from tests.contract import watch_problems
 
 CHROMIUM = "/usr/bin/chromium"
+HEADLESS = "/usr/bin/chromium-headless-shell"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,23 +154,43 @@ def pytest_runtest_call(item):
         PROBLEMS.clear()  # reported once; the teardown check sees only what comes later
 
 
-@pytest.fixture(scope="session")
-def browser():
-    if not os.path.exists(CHROMIUM):
+def need(path: str, package: str) -> None:
+    if not os.path.exists(path):
         if os.environ.get("ALCABOHNE_CI") == "1":
-            pytest.fail(f"{CHROMIUM} is missing (CI installs Debian's chromium; see .ci/run)")
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+            pytest.fail(f"{path} is missing (CI installs Debian's {package}; see .ci/run)")
+        pytest.skip(f"{path} is missing (apt-get install {package})")
+
+
+@pytest.fixture(scope="session")
+def playwright_driver():
+    need(HEADLESS, "chromium-headless-shell")
+    need(CHROMIUM, "chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield WatchedBrowser(b)
-        b.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver):
+    b = playwright_driver.chromium.launch(executable_path=HEADLESS, args=ARGS)
+    yield WatchedBrowser(b)
+    b.close()
+
+
+@pytest.fixture(scope="session")
+def whole_browser(playwright_driver):
+    """The whole browser, started for the first test of this worker that asks for it."""
+    b = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    yield WatchedBrowser(b)
+    b.close()
 
 
 @pytest.fixture
-def phone(browser, server):
+def phone(request, browser, server):
     """A factory of phone-sized pages (each its own context: its own localStorage, like a device).
+
+    `whole=True`: a page of the whole browser instead of the headless shell (see above).
 
     Console errors (CSP violations included) and uncaught exceptions fail the test (`page_errors`).
 
@@ -175,9 +200,10 @@ def phone(browser, server):
     """
     contexts = []
 
-    def make(name: str = "phone", **options):
+    def make(name: str = "phone", whole: bool = False, **options):
         motion = options.pop("reduced_motion", "reduce")
-        ctx = browser._real.new_context(viewport=options.pop("viewport", PHONE), device_scale_factor=1,
+        host = request.getfixturevalue("whole_browser") if whole else browser
+        ctx = host._real.new_context(viewport=options.pop("viewport", PHONE), device_scale_factor=1,
                                         has_touch=True, reduced_motion=motion,
                                         service_workers=options.pop("service_workers", "block"),
                                         locale=options.pop("locale", "en-US"), base_url=server, **options)

@@ -78,7 +78,7 @@ def duo_table(base: str, phone, monkeypatch, table: str) -> tuple[str, list[str]
     if table == "hint":
         monkeypatch.setattr(engine.bots, "choose", following_the_hint(engine.bots.choose))
     game_id, tokens = new_duo(base)
-    pages = [phone("seat0"), phone("seat1")]
+    pages = [phone("seat0", whole=True), phone("seat1", whole=True)]  # the offer of a notification
     for seat, page in enumerate(pages):
         open_seat(page, game_id, seat, tokens[seat])
     return game_id, tokens, pages

@@ -341,7 +341,7 @@ def test_turn_cues_settings_and_notification_offer(phone):
         const ask = Notification.requestPermission.bind(Notification);
         Notification.requestPermission = (...args) => { window.__asked += 1; return ask(...args); };
       }"""
-    a, b, _ = start_duo(phone, init=count)
+    a, b, _ = start_duo(phone, init=count, whole=True)  # the shell refuses every notification
     player, waiter = whose(a, b)
     assert [p.evaluate("() => window.__asked") for p in (a, b)] == [0, 0]  # not on load, not at the start
     assert player.locator('[data-follow="notify-offer"]').count() == 0  # it is their turn: no offer
@@ -411,7 +411,7 @@ def test_a_background_page_gets_a_notification_at_its_turn(phone):
     """The waiting phone's page goes to the background (its visibility is switched to hidden, as when
     the player switches apps); when the other player ends the turn, the service worker shows a
     notification. A visible page gets none: the badge and the banner are enough there."""
-    a, b, _ = start_duo(phone, permissions=["notifications"], service_workers="allow")
+    a, b, _ = start_duo(phone, permissions=["notifications"], service_workers="allow", whole=True)
     player, waiter = whose(a, b)
     for page in (a, b):
         page.evaluate("async () => { await navigator.serviceWorker.ready; }")

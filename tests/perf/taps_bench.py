@@ -67,7 +67,7 @@ def measure(browser, base: str, table: str) -> dict:
     errors: list[str] = []
     contexts = []
 
-    def phone(name: str):
+    def phone(name: str, whole: bool = True):  # always the whole browser here
         ctx = browser.new_context(viewport=PHONE, device_scale_factor=1, has_touch=True,
                                   reduced_motion="reduce", locale="en-US", base_url=base)
         ctx.set_default_timeout(10000)
