@@ -250,8 +250,12 @@ def test_an_action_is_answered_on_the_sockets_reader_thread(mem_live: Live) -> N
     views = [sock.wait(is_state(2), keep=True)["view"] for sock in socks]
     # Until a socket's hello frames are out (state, then presence: the other seat's arrival too), its
     # handler thread answers what comes in (docs/websocket.md, "Frame order"): act only after them.
-    for sock in socks:
+    # The presence may be written while that thread still reads what came with the hello: a message
+    # answered after it shows the hello is through (what the handler answers, it answers before letting go).
+    for seat, sock in enumerate(socks):
         sock.wait(lambda f: f["type"] == "presence" and all(s["online"] for s in f["seats"]), keep=True)
+        sock.send({"type": "probe", "id": f"probe-{seat}"})
+        assert sock.wait(lambda f, i=f"probe-{seat}": f.get("id") == i)["code"] == "invalid_request"
     movers = []
     for _ in range(4):
         version, position = mem_live.position(game_id)
