@@ -81,13 +81,16 @@ class Watcher:
         self.cond = threading.Condition()
         self.arrived: dict[int, float] = {}
         self.view: dict | None = None  # the newest state's view
+        # The version of `view`, set with it under `cond`: the socket's own version moves on inside recv(),
+        # before the view does, and a mover reading both between the two would take the older view for it.
+        self.shown = 0
         self.reconnects = 0
         self.stop = False
         self.thread = threading.Thread(target=self._run, name=f"watch-{game_id[:6]}", daemon=True)
 
     @property
     def version(self) -> int:
-        return self.live.version
+        return self.shown
 
     def start(self) -> Watcher:
         self.thread.start()
@@ -117,6 +120,7 @@ class Watcher:
                     with self.cond:
                         self.arrived[frame["version"]] = time.monotonic()
                         self.view = frame["view"]
+                        self.shown = frame["version"]
                         self.cond.notify_all()
                 elif frame["type"] == "resync":
                     self.live.close()  # the store's pub/sub was away: hello again with our version
