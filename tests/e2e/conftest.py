@@ -4,7 +4,7 @@ Never `playwright install`: the browsers are Debian's (.ci/run installs them). M
 /usr/bin/chromium-headless-shell: the same Chromium build without a window (the headless mode Playwright
 uses by default), at about two thirds of the whole browser's CPU time. A page that needs what only the
 whole browser has (asking for the notification permission: the shell always refuses it) runs in
-/usr/bin/chromium (`phone(..., whole=True)`), and so do the tests that start a browser of their own.
+/usr/bin/chromium (`phone(..., whole=True)`).
 Without them the e2e tests skip, except under ALCABOHNE_CI=1, where a missing browser is a failure.
 """
 

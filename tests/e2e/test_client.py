@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.e2e.conftest import ARGS, CHROMIUM
+from tests.e2e.conftest import ARGS, HEADLESS
 from tests.e2e.pages import shot, version
 from tests.e2e.test_solo import new_solo
 
@@ -94,7 +94,7 @@ def test_plain_http_lan_address_degrades_gracefully(browser, server):
     """A phone opening http://<LAN address>: no secure context, so no service worker, no wake lock and no
     crypto.randomUUID. The game must still be fully playable."""
     port = server.rsplit(":", 1)[1]
-    lan = browser.browser_type.launch(executable_path=CHROMIUM,
+    lan = browser.browser_type.launch(executable_path=HEADLESS,
                                       args=[*ARGS, "--host-resolver-rules=MAP alcabohne.lan 127.0.0.1"])
     try:
         ctx = lan.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce")

@@ -11,7 +11,7 @@ after the end reaches the other screens live: the rematch offer on the other pho
 
 from __future__ import annotations
 
-from tests.e2e.conftest import ARGS, CHROMIUM
+from tests.e2e.conftest import ARGS, HEADLESS
 from tests.e2e.pages import axe_check, shot
 from tests.e2e.social import call, game_id, play_to_end, stored_games, token_of
 
@@ -339,7 +339,7 @@ def test_share_copies_on_a_plain_http_lan_address(browser, server):
     """No secure context (http://<LAN address>): no Clipboard API, so the copy goes through a selected
     text area; a page on a secure origin of the same browser reads the clipboard back."""
     port = server.rsplit(":", 1)[1]
-    lan = browser.browser_type.launch(executable_path=CHROMIUM,
+    lan = browser.browser_type.launch(executable_path=HEADLESS,
                                       args=[*ARGS, "--host-resolver-rules=MAP alcabohne.lan 127.0.0.1"])
     try:
         ctx = lan.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce")
