@@ -154,6 +154,34 @@ def pytest_runtest_call(item):
         PROBLEMS.clear()  # reported once; the teardown check sees only what comes later
 
 
+# The pages of the running test's `phone` factory, by name: what they showed is reported if it fails.
+OPEN: list[tuple[str, object]] = []
+# What a page shows, in a few words: enough to tell a stuck screen from a slow one in CI's output.
+SHOWN = """() => { const t = document.querySelector('.table');
+  return { hash: location.hash, table: t ? { ...t.dataset } : null,
+           screen: (document.querySelector('main') || document.body).innerText.slice(0, 400) }; }"""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed browser test reports what each of its pages showed, with a screenshot of each."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed or not OPEN:
+        return
+    lines = []
+    for name, page in OPEN:
+        try:
+            shown = page.evaluate(SHOWN)
+            path = SHOTS / f"failed-{item.name}-{name}.png"
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(path), timeout=5000)
+            lines.append(f"{name}: {shown} ({path.name})")
+        except Exception as err:  # noqa: BLE001 - a closed or broken page says so instead
+            lines.append(f"{name}: cannot be read ({type(err).__name__})")
+    report.sections.append(("pages when the test failed", "\n".join(lines)))
+
+
 def need(path: str, package: str) -> None:
     if not os.path.exists(path):
         if os.environ.get("ALCABOHNE_CI") == "1":
@@ -210,9 +238,12 @@ def phone(request, browser, server):
         ctx.set_default_timeout(10000)
         contexts.append(ctx)
         watch_context(ctx, name)
-        return ctx.new_page()
+        page = ctx.new_page()
+        OPEN.append((name, page))
+        return page
 
     yield make
+    OPEN.clear()
     for ctx in contexts:
         ctx.close()
 
