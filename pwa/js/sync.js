@@ -166,6 +166,10 @@ export class GameSync {
     const from = this.s.version;
     const g = await this.api.getGame(this.id, this.token);
     this.ok();
+    // The socket may have brought a newer version while this answer was on its way: then the answer's
+    // seats, join code and rematch are older than what is shown, and would bring back a lobby the
+    // game has left (with nothing newer to come).
+    if (g.version < this.s.version) return;
     this.s.seats = g.seats;
     this.s.joinCode = g.join_code || null;
     this.setRematch(g.rematch || null);

@@ -4,9 +4,11 @@ service worker's offline shell, and the table-screen QR."""
 from __future__ import annotations
 
 import json
+import re
 
 from tests.e2e.conftest import ARGS, HEADLESS
 from tests.e2e.pages import shot, version
+from tests.e2e.tapgame import http
 from tests.e2e.test_solo import new_solo
 
 
@@ -160,3 +162,39 @@ def test_a_version_gap_on_the_socket_triggers_a_resync(phone):
         routes[-1].send(json.dumps(fake))
     assert read.value.ok, "the resync after the gap failed"
     assert version(page) == v and page.get_attribute(".table", "data-phase") != "over"
+
+
+
+def test_an_answer_older_than_the_pushed_state_does_not_bring_the_lobby_back(phone, server):
+    """A read of the game that is answered before the guest joins but arrives after the socket's state
+    of the join (both seats taken) changes nothing: the table stays, as the newer version says. (It
+    put the older seats back: the lobby came back with nothing newer to come, and the host waited for
+    a guest already seated.) Reads happen besides the socket: at a wake-up, while it reconnects."""
+    g = http(server, "POST", "/games", {"mode": "duo", "dealer": 0})
+    gid = g["game_id"]
+    page = phone("host")
+    page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
+    page.goto("/healthz")
+    record = {gid: {"mode": "duo", "tokens": {"0": g["token"]}, "created": 0}}
+    page.evaluate("(r) => localStorage.setItem('alc.games', JSON.stringify(r))", record)
+    page.goto(f"/#/g/{gid}")
+    page.wait_for_selector(".lobby")
+    page.wait_for_selector("header .conn-live")  # the socket is open: the join will be pushed
+    held = []
+    page.route(re.compile(rf".*/api/v1/games/{gid}$"),
+               lambda route: held.append(route) if route.request.method == "GET" else route.continue_())
+    stale = http(server, "GET", f"/games/{gid}", token=g["token"])  # what a read answers now: one seat free
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")  # a wake-up: the phone reads the game
+    while not held:
+        page.wait_for_timeout(20)
+    http(server, "POST", "/games/join", {"code": g["join_code"]})
+    page.wait_for_selector(".table [data-area='other']")  # the socket's state of the join
+    # Two reads answered with the older state (the second one's answer redraws the screen). The next read
+    # waits in the phone's queue behind each: once it is asked, the one before is through.
+    for n in (1, 2):
+        held[-1].fulfill(status=200, content_type="application/json", body=json.dumps(stale))
+        page.evaluate("() => window.dispatchEvent(new Event('online'))")
+        while len(held) <= n:
+            page.wait_for_timeout(20)
+    assert page.locator(".lobby").count() == 0 and page.locator(".table [data-area='other']").count() == 1
+    held[-1].continue_()
