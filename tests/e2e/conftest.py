@@ -2,7 +2,7 @@
 
 Never `playwright install`: the browsers are Debian's (.ci/run installs them). Most pages run in
 /usr/bin/chromium-headless-shell: the same Chromium build without a window (the headless mode Playwright
-uses by default), at about two thirds of the whole browser's CPU time. A page that needs what only the
+uses by default), which takes far less CPU time for the same pages. A page that needs what only the
 whole browser has (asking for the notification permission: the shell always refuses it) runs in
 /usr/bin/chromium (`phone(..., whole=True)`).
 Without them the e2e tests skip, except under ALCABOHNE_CI=1, where a missing browser is a failure.
@@ -232,9 +232,9 @@ def phone(request, browser, server):
         motion = options.pop("reduced_motion", "reduce")
         host = request.getfixturevalue("whole_browser") if whole else browser
         ctx = host._real.new_context(viewport=options.pop("viewport", PHONE), device_scale_factor=1,
-                                        has_touch=True, reduced_motion=motion,
-                                        service_workers=options.pop("service_workers", "block"),
-                                        locale=options.pop("locale", "en-US"), base_url=server, **options)
+                                     has_touch=True, reduced_motion=motion,
+                                     service_workers=options.pop("service_workers", "block"),
+                                     locale=options.pop("locale", "en-US"), base_url=server, **options)
         ctx.set_default_timeout(10000)
         contexts.append(ctx)
         watch_context(ctx, name)
