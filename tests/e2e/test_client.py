@@ -185,8 +185,7 @@ def test_an_answer_older_than_the_pushed_state_does_not_bring_the_lobby_back(pho
                lambda route: held.append(route) if route.request.method == "GET" else route.continue_())
     stale = http(server, "GET", f"/games/{gid}", token=g["token"])  # what a read answers now: one seat free
     page.evaluate("() => window.dispatchEvent(new Event('online'))")  # a wake-up: the phone reads the game
-    while not held:
-        page.wait_for_timeout(20)
+    _wait_for_reads(page, held, 1)
     http(server, "POST", "/games/join", {"code": g["join_code"]})
     page.wait_for_selector(".table [data-area='other']")  # the socket's state of the join
     # Two reads answered with the older state (the second one's answer redraws the screen). The next read
@@ -194,7 +193,16 @@ def test_an_answer_older_than_the_pushed_state_does_not_bring_the_lobby_back(pho
     for n in (1, 2):
         held[-1].fulfill(status=200, content_type="application/json", body=json.dumps(stale))
         page.evaluate("() => window.dispatchEvent(new Event('online'))")
-        while len(held) <= n:
-            page.wait_for_timeout(20)
+        _wait_for_reads(page, held, n + 1)
     assert page.locator(".lobby").count() == 0 and page.locator(".table [data-area='other']").count() == 1
     held[-1].continue_()
+
+
+def _wait_for_reads(page, held: list, n: int) -> None:
+    """Wait until the page has asked for `n` reads (the route handler holds them; it runs while the
+    page is waited on)."""
+    for _ in range(500):
+        if len(held) >= n:
+            return
+        page.wait_for_timeout(20)
+    raise AssertionError(f"the phone asked for {len(held)} reads, not {n}")
