@@ -164,12 +164,11 @@ def test_a_version_gap_on_the_socket_triggers_a_resync(phone):
     assert version(page) == v and page.get_attribute(".table", "data-phase") != "over"
 
 
-
 def test_an_answer_older_than_the_pushed_state_does_not_bring_the_lobby_back(phone, server):
     """A read of the game that is answered before the guest joins but arrives after the socket's state
-    of the join (both seats taken) changes nothing: the table stays, as the newer version says. (It
-    put the older seats back: the lobby came back with nothing newer to come, and the host waited for
-    a guest already seated.) Reads happen besides the socket: at a wake-up, while it reconnects."""
+    of the join (both seats taken) changes nothing: the table stays, as the newer version says. (Its
+    older seats would bring the lobby back with nothing newer to come: the host would wait for a guest
+    already seated.) Reads happen besides the socket: at a wake-up, while it reconnects."""
     g = http(server, "POST", "/games", {"mode": "duo", "dealer": 0})
     gid = g["game_id"]
     page = phone("host")
