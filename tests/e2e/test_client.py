@@ -165,13 +165,21 @@ def test_a_version_gap_on_the_socket_triggers_a_resync(phone):
 
 
 def test_an_answer_older_than_the_pushed_state_does_not_bring_the_lobby_back(phone, server):
-    """A read of the game that is answered before the guest joins but arrives after the socket's state
-    of the join (both seats taken) changes nothing: the table stays, as the newer version says. (Its
-    older seats would bring the lobby back with nothing newer to come: the host would wait for a guest
-    already seated.) Reads happen besides the socket: at a wake-up, while it reconnects."""
+    """A read of the game answered before the guest joins but arriving after the socket's state of the
+    join (both seats taken) changes nothing, nor does a state frame older than the version shown: the
+    table stays, as the newer version says. (Their older seats would bring the lobby back with nothing
+    newer to come: the host would wait for a guest already seated.) Reads happen besides the socket: at
+    a wake-up, while it reconnects; and a socket's frame may come after a read's newer answer."""
     g = http(server, "POST", "/games", {"mode": "duo", "dealer": 0})
     gid = g["game_id"]
     page = phone("host")
+    sockets = []
+
+    def relay(ws):
+        ws.connect_to_server()  # forwards both ways by default
+        sockets.append(ws)
+
+    page.route_web_socket("**/ws", relay)
     page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
     page.goto("/healthz")
     record = {gid: {"mode": "duo", "tokens": {"0": g["token"]}, "created": 0}}
@@ -195,6 +203,14 @@ def test_an_answer_older_than_the_pushed_state_does_not_bring_the_lobby_back(pho
         _wait_for_reads(page, held, n + 1)
     assert page.locator(".lobby").count() == 0 and page.locator(".table [data-area='other']").count() == 1
     held[-1].continue_()
+    # The same older state as a socket frame, then a presence frame (it redraws the screen: the guest is
+    # away, said beside their name).
+    sockets[-1].send(json.dumps({"type": "state", "version": stale["version"], "view": stale["view"],
+                                 "seats": stale["seats"]}))
+    sockets[-1].send(json.dumps({"type": "presence", "seats": [{"seat": 0, "online": True},
+                                                               {"seat": 1, "online": False}]}))
+    page.wait_for_selector(".table [data-area='other'] .meta:has-text('away')")
+    assert page.locator(".lobby").count() == 0
 
 
 def _wait_for_reads(page, held: list, n: int) -> None:
